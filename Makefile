@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# ktest: build, test and install.
+#
+#   make                 build ktest/ktest (the engine's folder is ktest/, so the
+#                        binary sits in it, as tools/perf/perf does in the kernel)
+#   make check           build and run every test; ends with "N passed, N failed"
+#   make SAN=1 check     the same under AddressSanitizer + UBSan
+#   make fuzz            run the libFuzzer targets for longer (FUZZ_SECONDS)
+#   make bench           run the benchmarks
+#   make deps            install the Debian packages the build and tests need
+#   make install PREFIX=/usr/local DESTDIR=
+#
+# CI=true turns warnings into errors.
+
+VERSION := 0.1.0
+
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS := libconfuse libgit2 libssh libserialport libpcre2-8
+
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/ktest
+EXAMPLEDIR ?= $(DOCDIR)/examples
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-Wno-unused-parameter -Wformat=2
+ifeq ($(CI),true)
+WARN += -Werror
+endif
+
+ifeq ($(SAN),1)
+O := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+OPT := -O1 -g
+else
+O := build
+SANFLAGS :=
+OPT := -O2 -g
+endif
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+CPPFLAGS += -D_GNU_SOURCE -DKTEST_VERSION='"$(VERSION)"' -I.
+CFLAGS ?= $(OPT)
+CFLAGS += -std=c11 $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP
+LDFLAGS += $(SANFLAGS)
+LDLIBS += $(PKG_LIBS)
+
+# Every .c under the four rooms is part of the engine library, except main.
+LIB_SRCS := $(filter-out ktest/main.c, \
+	$(wildcard conf/*.c ktest/*.c power/*.c console/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o)
+LIB := $(O)/libktest.a
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
+
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 300
+
+BENCH_SRCS := $(wildcard bench/bench_*.c)
+BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(O)/bench/%)
+
+MANPAGES := $(wildcard doc/*.1 doc/*.5)
+
+.PHONY: all check unit fuzz fuzz-build bench deps install uninstall clean
+
+ifeq ($(SAN),1)
+BIN := $(O)/bin/ktest
+else
+BIN := ktest/ktest
+endif
+
+all: $(BIN)
+
+$(BIN): $(O)/ktest/main.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(LIB): $(LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(O)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
+
+# libFuzzer targets: clang, with the engine sources built in (not the gcc lib)
+$(O)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -g -O1 $(PKG_CFLAGS) \
+		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
+
+$(O)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+unit: $(UNIT_BINS)
+
+fuzz-build: $(FUZZ_BINS)
+
+# Every test: unit binaries, the script tests, a short fuzz run.
+check: $(BIN) $(UNIT_BINS) $(FUZZ_BINS)
+	KTEST_BUILD=$(O) KTEST=$(CURDIR)/$(BIN) FUZZ_SECONDS=$${FUZZ_SECONDS:-15} \
+		sh tests/run-tests.sh $(UNIT_BINS) -- $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do \
+		n=$$(basename $$f); mkdir -p $(O)/fuzz-corpus/$$n; \
+		echo "fuzzing $$n for $(FUZZ_SECONDS)s"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+			$(O)/fuzz-corpus/$$n tests/fuzz/corpus/$$n || exit 1; \
+	done
+
+bench: $(BIN) $(BENCH_BINS)
+	KTEST=$(CURDIR)/$(BIN) sh bench/run.sh $(BENCH_BINS)
+
+deps:
+	sh .ci/deps.sh
+
+install: $(BIN)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(EXAMPLEDIR)
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/ktest
+	for m in $(MANPAGES); do \
+		s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; \
+	done
+	cp -R examples/. $(DESTDIR)$(EXAMPLEDIR)/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/ktest
+	for m in $(MANPAGES); do \
+		s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); \
+	done
+	rm -rf $(DESTDIR)$(EXAMPLEDIR)
+
+clean:
+	rm -rf build build-san ktest/ktest
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

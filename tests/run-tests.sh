@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Runs every test and ends with one line: "N passed, N failed".
+#   run-tests.sh UNIT_BIN... -- FUZZ_BIN...
+# Unit binaries are cmocka programs; their own summary lines are counted.
+# tests/cli/*.sh print "ok - what" / "not ok - what" lines (see tests/lib.sh).
+# Fuzz binaries run for FUZZ_SECONDS in all, over their seed corpus.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+passed=0
+failed=0
+failures=""
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ktest-tests.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+note_fail() {
+	failed=$((failed + 1))
+	failures="$failures
+  $1"
+}
+
+units=""
+fuzzers=""
+mode=unit
+for a in "$@"; do
+	if [ "$a" = "--" ]; then mode=fuzz; continue; fi
+	if [ $mode = unit ]; then units="$units $a"; else fuzzers="$fuzzers $a"; fi
+done
+
+for t in $units; do
+	out="$tmp/$(basename "$t").out"
+	"$t" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -n 1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -n 1)
+	passed=$((passed + ${p:-0}))
+	if [ -n "$f" ] && [ "$f" -gt 0 ]; then
+		failed=$((failed + f))
+		failures="$failures
+  $(basename "$t"): $f failed"
+	elif [ $rc -ne 0 ] || [ -z "$p" ]; then
+		note_fail "$(basename "$t") exited $rc"
+	fi
+done
+
+for s in "$top"/tests/cli/*.sh; do
+	[ -f "$s" ] || continue
+	out="$tmp/$(basename "$s").out"
+	KTEST_SRC="$top" KTEST_TMP="$tmp/$(basename "$s" .sh).d" sh "$s" >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	p=$(grep -c '^ok ' "$out")
+	f=$(grep -c '^not ok ' "$out")
+	passed=$((passed + p))
+	if [ "$f" -gt 0 ]; then
+		failed=$((failed + f))
+		failures="$failures
+$(grep '^not ok ' "$out" | sed "s|^|  $(basename "$s"): |")"
+	elif [ $rc -ne 0 ]; then
+		note_fail "$(basename "$s") exited $rc"
+	fi
+done
+
+nf=0
+for z in $fuzzers; do nf=$((nf + 1)); done
+for z in $fuzzers; do
+	n=$(basename "$z")
+	secs=$(( ${FUZZ_SECONDS:-15} / nf ))
+	[ "$secs" -ge 1 ] || secs=1
+	mkdir -p "$tmp/corpus-$n"
+	if "$z" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		"$tmp/corpus-$n" "$top/tests/fuzz/corpus/$n" >"$tmp/$n.out" 2>&1; then
+		echo "ok - $n: no crash in ${secs}s of fuzzing"
+		passed=$((passed + 1))
+	else
+		tail -n 40 "$tmp/$n.out"
+		note_fail "$n: fuzzer found a crash (see output above)"
+	fi
+done
+
+if [ "$failed" -gt 0 ]; then
+	echo
+	echo "Failures:$failures"
+fi
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
