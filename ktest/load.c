@@ -37,6 +37,12 @@ static int read_config(struct kcli *cli, struct kconfig *c)
 
 static void apply_variables(struct kcli *cli, struct kconfig *c)
 {
+	char *cwd = getcwd(NULL, 0);
+
+	/* ktest.pl's one predefined variable: where it was started */
+	if (cwd)
+		kconfig_set_var(c, "PWD", cwd);
+	free(cwd);
 	for (int i = 0; i < cli->ndefines; i++) {
 		const struct kdefine *d = &cli->defines[i];
 

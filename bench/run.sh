@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Benchmarks (make bench). Prints a table; never fails on speed: speed and
+# memory targets live here, not in timed tests.
+#
+#   config: read + resolve every option of every test of a generated config
+#           with 1000 tests (IF chains, ITERATE, INCLUDE, ${} chains), ours
+#           (ktest dump) beside ktest.pl reading the same file (the oracle
+#           patch stops it right after it has resolved them).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+KTEST=${KTEST:-$top/ktest/ktest}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ktest-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+gen() {
+	n=$1
+	{
+		echo "ARCHS := x86"
+		echo "DEFAULTS"
+		echo "MACHINE = benchbox"
+		echo "BUILD_DIR = /src/linux"
+		echo "OUTPUT_DIR = /build/\${MACHINE}"
+		echo "BUILD_OPTIONS = -j8"
+		echo "LOG_FILE = \${OUTPUT_DIR}/ktest.log"
+		echo "IGNORE_UNUSED = 1"
+		echo "INCLUDE inc.conf"
+		i=1
+		while [ $i -le "$n" ]; do
+			echo "TEST_START IF \${ARCHS} == x86 || 0"
+			echo "TEST_NAME = t$i \${MACHINE}"
+			echo "TEST_TYPE = build"
+			echo "BUILD_TYPE = defconfig"
+			echo "CROSS = cross$i"
+			echo "MAKE_CMD = CROSS_COMPILE=\${CROSS}- make"
+			echo "ADD_CONFIG = \${ADD_CONFIG} /cfg/$i"
+			i=$((i + 1))
+		done
+	} > "$tmp/big.conf"
+	{
+		echo "ADD_CONFIG = /cfg/base"
+		echo "TIMEOUT = 300"
+	} > "$tmp/inc.conf"
+}
+
+now_ms() { date +%s%3N; }
+
+# runs "$@" 5 times; prints the best wall time in ms
+best_ms() {
+	best=""
+	for _ in 1 2 3 4 5; do
+		t0=$(now_ms)
+		"$@" >/dev/null 2>&1 || { echo "FAILED: $*" >&2; echo -1; return; }
+		t=$(( $(now_ms) - t0 ))
+		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
+	done
+	echo "$best"
+}
+
+max_rss_kb() {
+	/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -n 1
+}
+
+gen 1000
+cd "$tmp"
+ours=$(best_ms "$KTEST" dump big.conf)
+ours_rss=$(max_rss_kb "$KTEST" dump big.conf 2>/dev/null || echo "?")
+
+theirs="n/a"
+if [ -r /usr/src/linux-source-6.1.tar.xz ] && command -v perl >/dev/null; then
+	if sh "$top/tests/oracle/ktest-oracle.sh" big.conf "$tmp/oracle.out" >/dev/null 2>&1; then
+		theirs=$(best_ms sh "$top/tests/oracle/ktest-oracle.sh" big.conf "$tmp/oracle.out")
+	fi
+fi
+
+echo
+echo "benchmark                                  ktest      ktest.pl"
+printf '%-42s %-10s %s\n' "config, 1000 tests: read+resolve (ms)" "$ours" "$theirs"
+printf '%-42s %-10s %s\n' "config, 1000 tests: max RSS (KiB)" "$ours_rss" "-"
