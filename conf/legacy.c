@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "ifexpr.h"
 
@@ -202,12 +203,6 @@ static int check_text(struct lfile *lf, const char *line)
 	struct kdiag *d = lf->r->d;
 
 	for (const char *p = line; *p; p++) {
-		if (*p == '\r') {
-			kdiag_error(d, &lf->at,
-				    "carriage return inside the line (old Mac line endings?)");
-			kdiag_note(d, "convert the file to Unix line endings");
-			return -1;
-		}
 		if ((unsigned char)*p < 0x20 && *p != '\t') {
 			kdiag_error(d, &lf->at, "control character 0x%02x in the line",
 				    (unsigned char)*p);
@@ -532,6 +527,7 @@ static int include_line(struct lfile *lf, const char *arg)
 	char *file, *tmp, *real;
 	const char *slash;
 	struct lsrc src;
+	struct stat st;
 	bool tc = false;
 	int ret;
 
@@ -558,9 +554,15 @@ static int include_line(struct lfile *lf, const char *arg)
 			free(tmp);
 		}
 	}
-	if (access(file, R_OK)) {
+	if (access(file, R_OK) || stat(file, &st)) {
 		kdiag_error(r->d, &lf->at, "Can't read file %s: %s", file,
 			    strerror(errno));
+		free(file);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		kdiag_error(r->d, &lf->at, "Can't read file %s: not a regular file",
+			    file);
 		free(file);
 		return -1;
 	}
@@ -790,6 +792,13 @@ static int parse_line(struct lfile *lf, char *line)
 	const char *type = NULL;
 	int ret;
 
+	/* a CR that does not end the line: the file is not line-based text */
+	if (strchr(line, '\r')) {
+		kdiag_error(lf->r->d, &lf->at,
+			    "carriage return inside the line (old Mac line endings?)");
+		kdiag_note(lf->r->d, "convert the file to Unix line endings");
+		return -1;
+	}
 	/* ktest.pl: next if (/^\s*$/ || /\s*\#/) */
 	if (!*s)
 		return 0;

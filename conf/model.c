@@ -819,6 +819,24 @@ static bool missing_in(struct kconfig *c, enum kopt_id id, int i)
 	return !kconfig_raw(c, kopt_table[id].name, i);
 }
 
+const char *kconfig_opt_name(const struct kconfig *c, enum kopt_id id)
+{
+	return c->native ? kopt_lname(&kopt_table[id]) : kopt_table[id].name;
+}
+
+/* Where test i's type was set: the place to blame for what it needs. */
+static struct korigin type_origin(struct kconfig *c, int i)
+{
+	struct korigin o = KORIGIN_NONE;
+	char *v = NULL;
+
+	kconfig_get(c, KOPT_TEST_TYPE, i, &v, &o);
+	free(v);
+	if (!o.file || o.line <= 0)
+		o = (struct korigin){ c->main_file, 0 };
+	return o;
+}
+
 int kconfig_check_mandatory(struct kconfig *c, kconfig_ask_fn ask, void *ctx)
 {
 	static const struct korigin answered = { "(answered at the prompt)", 0 };
@@ -826,8 +844,9 @@ int kconfig_check_mandatory(struct kconfig *c, kconfig_ask_fn ask, void *ctx)
 
 	for (size_t k = 0; k < KOPT__COUNT; k++) {
 		const struct kopt_desc *d = &kopt_table[k];
+		const char *name = kconfig_opt_name(c, (enum kopt_id)k);
 		struct sbuf tests;
-		int count = 0;
+		int count = 0, first = 0;
 
 		sbuf_init(&tests);
 		for (int i = 1; i <= c->num_tests; i++) {
@@ -839,11 +858,13 @@ int kconfig_check_mandatory(struct kconfig *c, kconfig_ask_fn ask, void *ctx)
 				    !missing_in(c, need[j], i))
 					continue;
 				sbuf_addf(&tests, "%s%d", count ? ", " : "", i);
+				if (!count)
+					first = i;
 				count++;
 			}
 		}
 		if (count && ask) {
-			char *ans = ask(ctx, d->name, d->help);
+			char *ans = ask(ctx, name, d->help);
 
 			if (ans && !blank(ans)) {
 				kconfig_store(c, d->name, ans, &answered);
@@ -852,12 +873,13 @@ int kconfig_check_mandatory(struct kconfig *c, kconfig_ask_fn ask, void *ctx)
 			free(ans);
 		}
 		if (count) {
+			struct korigin o = type_origin(c, first);
+
 			nmissing++;
-			kdiag_error(c->diag, c->main_file ?
-				    &(struct korigin){ c->main_file, 0 } : NULL,
+			kdiag_error(c->diag, &o,
 				    "mandatory option %s is not set (needed by test%s %s)",
-				    d->name, count > 1 ? "s" : "", sbuf_str(&tests));
-			kdiag_note(c->diag, "%s: %s", d->name, d->help);
+				    name, count > 1 ? "s" : "", sbuf_str(&tests));
+			kdiag_note(c->diag, "%s: %s", name, d->help);
 		}
 		sbuf_free(&tests);
 	}

@@ -57,6 +57,8 @@ struct kconfig {
 	bool test_case;		/* a TEST_START or DEFAULTS header was seen */
 	bool allow_shell;	/* ${shell CMD} runs CMD (default true) */
 	bool no_includes;	/* refuse INCLUDE / include() (fuzzing) */
+	bool native;		/* read from the native format: name options
+				 * in messages the way it writes them */
 	const char *main_file;	/* the config named on the command line */
 
 	kconfig_version_fn kernel_version;
@@ -124,6 +126,9 @@ int kconfig_get(struct kconfig *c, enum kopt_id id, int i, char **out,
 int kconfig_get_int(struct kconfig *c, enum kopt_id id, int i, long fallback,
 		    long *out);
 int kconfig_get_bool(struct kconfig *c, enum kopt_id id, int i, bool *out);
+
+/* An option's name as the config's format writes it (for messages). */
+const char *kconfig_opt_name(const struct kconfig *c, enum kopt_id id);
 
 /* The stored (unexpanded) value test i would start from, or NULL. */
 const struct kval *kconfig_raw(const struct kconfig *c, const char *name, int i);

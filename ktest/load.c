@@ -30,8 +30,10 @@ static int read_config(struct kcli *cli, struct kconfig *c)
 		legacy = klegacy_sniff(cli->config);
 		f = legacy ? KFORMAT_LEGACY : KFORMAT_NATIVE;
 	}
-	if (f == KFORMAT_NATIVE)
+	if (f == KFORMAT_NATIVE) {
+		c->native = true;
 		return knative_read(c, cli->config);
+	}
 	return klegacy_read(c, cli->config);
 }
 
