@@ -667,53 +667,55 @@ static int set_value(struct lfile *lf, const char *key, const char *rvalue)
 	return 0;
 }
 
-/* The three assignment forms; name/value already split out. */
-static int assignment(struct lfile *lf, const char *name, const char *op,
-		      const char *value)
+/* NAME := value: config variables ignore sections; -D VAR:= wins */
+static int set_variable(struct lfile *lf, const char *name, const char *value)
+{
+	struct kconfig *c = lf->r->c;
+	char *v;
+
+	if (strmap_has(&c->locked, name))
+		return 0;
+	v = kconfig_expand_vars(c, value, false, &lf->at);
+	if (!v)
+		return -1;
+	kconfig_set_var(c, name, all_space(value) ? NULL : v);
+	free(v);
+	return 0;
+}
+
+/* NAME =~ expr: stored as written, applied when a test uses NAME */
+static int set_eval(struct lfile *lf, const char *name, const char *value)
+{
+	struct kconfig *c = lf->r->c;
+	char *key;
+
+	/* ${NAME}s here count as uses, as ktest.pl's process_variables does */
+	for (const char *p = value; (p = strstr(p, "${")); p += 2) {
+		const char *e = strchr(p + 2, '}');
+		char *n;
+
+		if (!e)
+			break;
+		n = xstrndup(p + 2, (size_t)(e - p - 2));
+		if (!strmap_has(&c->used, n))
+			strmap_put(&c->used, n, NULL);
+		free(n);
+	}
+	key = section_key(lf, name);
+	kconfig_add_eval(c, key, value, &lf->at);
+	free(key);
+	return 0;
+}
+
+/* NAME = value */
+static int set_option(struct lfile *lf, const char *name, const char *value)
 {
 	struct lreader *r = lf->r;
+	const struct kopt_desc *d = kopt_find(name);
 	char *key;
-	int ret = 0;
+	int ret;
 
-	if (lf->skip)
-		return 0;
-	if (!strcmp(op, ":=")) {
-		/* config variables ignore sections; -D VAR:= wins over the file */
-		if (!strmap_has(&r->c->locked, name)) {
-			char *v = kconfig_expand_vars(r->c, value, false, &lf->at);
-
-			if (!v)
-				return -1;
-			if (all_space(value))
-				kconfig_set_var(r->c, name, NULL);
-			else
-				kconfig_set_var(r->c, name, v);
-			free(v);
-		}
-		return 0;
-	}
-	if (!strcmp(op, "=~")) {
-		/* mark ${NAME}s as used, as ktest.pl's process_variables does */
-		for (const char *p = value; (p = strstr(p, "${")); p += 2) {
-			const char *e = strchr(p + 2, '}');
-
-			if (e) {
-				char *n = xstrndup(p + 2, (size_t)(e - p - 2));
-
-				if (!strmap_has(&r->c->used, n))
-					strmap_put(&r->c->used, n, NULL);
-				free(n);
-			}
-		}
-		key = section_key(lf, name);
-		kconfig_add_eval(r->c, key, value, &lf->at);
-		free(key);
-		return 0;
-	}
-
-	if (!lf->is_default && (!strcmp(name, "NUM_TESTS") ||
-				!strcmp(name, "LOG_FILE") ||
-				!strcmp(name, "CLEAR_LOG"))) {
+	if (!lf->is_default && d && (d->flags & KF_DEFAULTS_ONLY)) {
 		kdiag_error(r->d, &lf->at, "%s must be set in DEFAULTS section", name);
 		return -1;
 	}
@@ -757,7 +759,13 @@ static int option_line(struct lfile *lf, char *line)
 		kdiag_error(lf->r->d, &lf->at, "option name too long");
 		return -1;
 	}
-	return assignment(lf, name, op, v);
+	if (lf->skip)
+		return 0;
+	if (!strcmp(op, ":="))
+		return set_variable(lf, name, v);
+	if (!strcmp(op, "=~"))
+		return set_eval(lf, name, v);
+	return set_option(lf, name, v);
 }
 
 static void garbage(struct lfile *lf, const char *line)
