@@ -13,6 +13,8 @@
 
 /* ktest.pl gives up after this many expansion rounds ("Over 100 evaluations") */
 #define MAX_EVAL_ROUNDS 100
+/* a value that doubles each round would reach 2^100 bytes first: cap it */
+#define MAX_VALUE_LEN (1 << 20)
 
 static void free_kval(void *p)
 {
@@ -379,10 +381,13 @@ const struct kval *kconfig_raw(const struct kconfig *c, const char *name, int i)
 	return lookup_defined(c, name);
 }
 
-static const char *opt_value(const struct kconfig *c, const char *key)
+static const char *opt_value(const struct kconfig *c, const char *key,
+			     struct korigin *from)
 {
 	const struct kval *v = kconfig_lookup(c, key);
 
+	if (v && from)
+		*from = v->origin;
 	return v ? v->value : NULL;
 }
 
@@ -395,7 +400,7 @@ static const char *opt_value(const struct kconfig *c, const char *key)
  * otherwise it stays as written.
  */
 static int eval_pass(struct kconfig *c, const char *name, const char *in,
-		     int i, struct sbuf *out)
+		     int i, struct sbuf *out, struct korigin *last)
 {
 	struct sbuf rest;
 	int parent = i > 0 ? kconfig_repeat_parent(c, i) : 0;
@@ -432,17 +437,17 @@ static int eval_pass(struct kconfig *c, const char *name, const char *in,
 			 * empty (upstream ktest.pl; 6.1 recursed until its
 			 * 100-round guard died).
 			 */
-			v = opt_value(c, var);
+			v = opt_value(c, var, NULL);
 			snprintf(self, sizeof(self), "${%s}", var);
 			if (v && !strstr(v, self))
 				sbuf_adds(out, v);
-		} else if ((v = opt_value(c, key))) {
+		} else if ((v = opt_value(c, key, last))) {
 			sbuf_adds(out, v);
 		} else if (parent &&
 			   (snprintf(key, sizeof(key), "%s[%d]", var, parent),
-			    (v = opt_value(c, key)))) {
+			    (v = opt_value(c, key, last)))) {
 			sbuf_adds(out, v);
-		} else if ((v = opt_value(c, var))) {
+		} else if ((v = opt_value(c, var, last))) {
 			sbuf_adds(out, v);
 		} else if (!strcmp(var, "KERNEL_VERSION") && c->kernel_version) {
 			char *ver = NULL;
@@ -523,10 +528,34 @@ static int apply_evals(struct kconfig *c, const char *name, int i, char **val)
 	return 0;
 }
 
+/*
+ * A value that never settles: report it where the option was set, and name
+ * the value substituted last (the one that keeps bringing a reference back);
+ * for one of ktest's own defaults, report it there instead.
+ */
+static void runaway(struct kconfig *c, const char *name, const char *value,
+		    const struct korigin *o, const struct korigin *last,
+		    const char *why)
+{
+	bool here = o->file && o->line > 0;
+	const struct korigin *at = here || !last->file ? o : last;
+
+	kdiag_error(c->diag, at, "%s: %s '%.100s': recursive ${...} references?",
+		    name, why, value);
+	if (here && last->file && last->line > 0 &&
+	    (last->file != o->file || last->line != o->line))
+		kdiag_note(c->diag, "%s:%d: a value in the loop", last->file,
+			   last->line);
+	else if (!here)
+		kdiag_note(c->diag, "while expanding ktest's default for %s", name);
+}
+
 static int eval_option(struct kconfig *c, const char *name, const char *value,
 		       int i, const struct korigin *o, char **out)
 {
+	struct korigin last = KORIGIN_NONE;
 	struct sbuf prev, cur;
+	const char *why = NULL;
 	int rounds = 0;
 
 	sbuf_init(&prev);
@@ -535,24 +564,27 @@ static int eval_option(struct kconfig *c, const char *name, const char *value,
 	/* an option can expand to another option: repeat until stable */
 	do {
 		if (rounds++ > MAX_EVAL_ROUNDS) {
-			kdiag_error(c->diag, o,
-				    "%s: over %d evaluations of '%s': recursive ${...} references?",
-				    name, MAX_EVAL_ROUNDS, value);
-			kdiag_note(c->diag, "it was still '%.200s' after that",
-				   cur.buf);
-			sbuf_free(&prev);
-			sbuf_free(&cur);
-			return -1;
+			why = "over 100 evaluations of";
+			break;
 		}
 		sbuf_reset(&prev);
 		sbuf_adds(&prev, sbuf_str(&cur));
-		if (eval_pass(c, name, prev.buf, i, &cur)) {
+		if (eval_pass(c, name, prev.buf, i, &cur, &last)) {
 			sbuf_free(&prev);
 			sbuf_free(&cur);
 			return -1;
 		}
+		if (cur.len > MAX_VALUE_LEN) {
+			why = "more than 1 MiB from";
+			break;
+		}
 	} while (strcmp(prev.buf, sbuf_str(&cur)));
 	sbuf_free(&prev);
+	if (why) {
+		runaway(c, name, value, o, &last, why);
+		sbuf_free(&cur);
+		return -1;
+	}
 	*out = sbuf_detach(&cur);
 	if (apply_evals(c, name, i, out)) {
 		free(*out);

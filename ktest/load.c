@@ -27,11 +27,22 @@ static int read_config(struct kcli *cli, struct kconfig *c)
 		return -1;
 	}
 	if (f == KFORMAT_AUTO) {
-		legacy = klegacy_sniff(cli->config);
+		size_t n = strlen(cli->config);
+
+		/* *.ktest is native; otherwise the first line tells */
+		if (n > 6 && !strcmp(cli->config + n - 6, ".ktest"))
+			legacy = 0;
+		else
+			legacy = klegacy_sniff(cli->config);
 		f = legacy ? KFORMAT_LEGACY : KFORMAT_NATIVE;
 	}
 	if (f == KFORMAT_NATIVE) {
 		c->native = true;
+		for (int i = 0; i < cli->ndefines; i++)
+			if (cli->defines[i].variable)
+				kdiag_warn(&cli->diag, NULL,
+					   "-D %s:= has no effect on a native config (it has no := variables); use -D %s=VALUE",
+					   cli->defines[i].name, cli->defines[i].name);
 		return knative_read(c, cli->config);
 	}
 	return klegacy_read(c, cli->config);
@@ -158,7 +169,8 @@ static int no_test_case(struct kcli *cli, struct kconfig *c)
 		free(type);
 	}
 	kdiag_error(&cli->diag, &o, "No test case specified");
-	kdiag_note(&cli->diag,
+	kdiag_note(&cli->diag, c->native ?
+		   "add a test \"name\" { } section (or options, to run the defaults once)" :
 		   "add a TEST_START section (or a DEFAULTS line to run the defaults)");
 	return -1;
 }

@@ -423,6 +423,20 @@ static void t_recursive_options(void **state)
 	assert_non_null(strstr(msgs(f), "t.conf:5: error: A1: over 100 evaluations"));
 }
 
+static void t_doubling_value(void **state)
+{
+	struct fx *f = *state;
+	char *v;
+
+	/* doubles every round: stopped long before 100 rounds */
+	assert_int_equal(rd(f, BASE "ADD_CONFIG = base\nTEST_START\n"
+			 "ADD_CONFIG = ${ADD_CONFIG} x ${ADD_CONFIG}\n"
+			 "POST_BUILD = echo ${ADD_CONFIG}\n"), 0);
+	assert_int_equal(kconfig_resolve(&f->c, "POST_BUILD", 1, &v), -1);
+	assert_non_null(strstr(msgs(f), "t.conf:7: error: POST_BUILD: more than 1 MiB"));
+	assert_non_null(strstr(msgs(f), "t.conf:6: a value in the loop"));
+}
+
 static int fake_version(void *ctx, char **out)
 {
 	(void)ctx;
@@ -711,6 +725,7 @@ int main(void)
 		T(t_shell_disabled),
 		T(t_recursive_variable),
 		T(t_recursive_options),
+		T(t_doubling_value),
 		T(t_kernel_version),
 		T(t_unknown_stays),
 		T(t_num_tests_and_test_start),
