@@ -306,6 +306,12 @@ char *kconfig_expand_vars(struct kconfig *c, const char *value,
 		}
 		free(var);
 		sbuf_adds(&next, cur.buf + close + 1);
+		if (next.len > MAX_VALUE_LEN) {
+			kdiag_error(c->diag, o,
+				    "expanding '%.100s' gives more than 1 MiB: recursive config variables?",
+				    value);
+			goto fail;
+		}
 		sbuf_reset(&cur);
 		sbuf_addn(&cur, next.buf, next.len);
 	}
@@ -725,12 +731,14 @@ static int check_one(struct kconfig *c, const struct kopt_desc *d, int i,
 		snprintf(key, sizeof(key), "%s@%s:%d", d->name,
 			 o.file ? o.file : "", o.line);
 		if (!strmap_has(reported, key)) {
+			const char *name = kconfig_opt_name(c, kopt_id_of(d));
+
 			strmap_put(reported, key, NULL);
 			if (i > 0)
 				kdiag_error(c->diag, &o, "%s (test %d): %s",
-					    d->name, i, why);
+					    name, i, why);
 			else
-				kdiag_error(c->diag, &o, "%s: %s", d->name, why);
+				kdiag_error(c->diag, &o, "%s: %s", name, why);
 			if (hint[0])
 				kdiag_note(c->diag, "%s", hint);
 		}
@@ -761,22 +769,65 @@ static int check_evals(struct kconfig *c)
 	return n;
 }
 
+/* Test numbers that some key names directly (NAME[i]). */
+static void tests_with_keys(struct kconfig *c, struct strmap *set)
+{
+	size_t it = 0;
+	const char *key;
+
+	while (strmap_next(&c->opts, &it, &key, NULL)) {
+		const char *b = strrchr(key, '[');
+
+		if (b && !strmap_has(set, b))
+			strmap_put(set, b, NULL);
+	}
+	it = 0;
+	while (strmap_next(&c->evals, &it, &key, NULL)) {
+		const char *b = strrchr(key, '[');
+
+		if (b && !strmap_has(set, b))
+			strmap_put(set, b, NULL);
+	}
+}
+
+/*
+ * An iteration after the first of an ITERATE block resolves exactly like the
+ * first, unless something names it: no need to check it again (ITERATE
+ * 100000 would otherwise resolve every option 100000 times).
+ */
+static bool same_as_parent(struct kconfig *c, struct strmap *named, int i)
+{
+	char b[32];
+	int parent = kconfig_repeat_parent(c, i);
+
+	if (!parent || parent == i)
+		return false;
+	snprintf(b, sizeof(b), "[%d]", i);
+	return !strmap_has(named, b);
+}
+
 int kconfig_check_values(struct kconfig *c)
 {
-	struct strmap reported;
+	struct strmap reported, named;
 	int n = check_evals(c);
 
 	if (n)
 		return n;	/* resolving would only repeat these */
 	strmap_init(&reported);
+	strmap_init(&named);
+	tests_with_keys(c, &named);
 	for (size_t k = 0; k < KOPT__COUNT; k++)
 		if (kopt_table[k].flags & KF_GLOBAL)
 			n += check_one(c, &kopt_table[k], -1, &reported);
-	for (int i = 1; i <= c->num_tests; i++)
+	for (int i = 1; i <= c->num_tests; i++) {
+		if (same_as_parent(c, &named, i))
+			continue;
 		for (size_t k = 0; k < KOPT__COUNT; k++)
 			if (!(kopt_table[k].flags & KF_GLOBAL))
 				n += check_one(c, &kopt_table[k], i, &reported);
+	}
 	strmap_free(&reported, NULL);
+	strmap_free(&named, NULL);
 	return n;
 }
 
@@ -869,51 +920,91 @@ static struct korigin type_origin(struct kconfig *c, int i)
 	return o;
 }
 
+struct missing {			/* one mandatory option some tests lack */
+	struct sbuf tests;	/* "1, 2, 5" */
+	int count;
+	int first;
+};
+
+/* The mandatory options test i lacks; returns how many. */
+static size_t lacks(struct kconfig *c, int i, enum kopt_id *need)
+{
+	enum kopt_id all[16];
+	size_t na = needed_for(c, i, all), n = 0;
+
+	for (size_t j = 0; j < na; j++)
+		if (missing_in(c, all[j], i))
+			need[n++] = all[j];
+	return n;
+}
+
+/* Which tests lack which mandatory option, in one pass over the tests. */
+static void find_missing(struct kconfig *c, struct missing *m)
+{
+	struct strmap named;
+	enum kopt_id own[16], block[16];
+	size_t nown, nblock = 0;
+
+	strmap_init(&named);
+	tests_with_keys(c, &named);
+	for (int i = 1; i <= c->num_tests; i++) {
+		const enum kopt_id *need = own;
+		size_t n;
+
+		/* an iteration like its block's first lacks the same */
+		if (same_as_parent(c, &named, i)) {
+			need = block;
+			n = nblock;
+		} else {
+			n = nown = lacks(c, i, own);
+			if (kconfig_repeat_parent(c, i) == i) {
+				memcpy(block, own, nown * sizeof(*own));
+				nblock = nown;
+			}
+		}
+		for (size_t j = 0; j < n; j++) {
+			struct missing *e = &m[need[j]];
+
+			sbuf_addf(&e->tests, "%s%d", e->count ? ", " : "", i);
+			if (!e->count++)
+				e->first = i;
+		}
+	}
+	strmap_free(&named, NULL);
+}
+
 int kconfig_check_mandatory(struct kconfig *c, kconfig_ask_fn ask, void *ctx)
 {
 	static const struct korigin answered = { "(answered at the prompt)", 0 };
+	struct missing *m = xcalloc(KOPT__COUNT, sizeof(*m));
 	int nmissing = 0;
 
+	find_missing(c, m);
 	for (size_t k = 0; k < KOPT__COUNT; k++) {
 		const struct kopt_desc *d = &kopt_table[k];
 		const char *name = kconfig_opt_name(c, (enum kopt_id)k);
-		struct sbuf tests;
-		int count = 0, first = 0;
+		struct korigin o;
 
-		sbuf_init(&tests);
-		for (int i = 1; i <= c->num_tests; i++) {
-			enum kopt_id need[16];
-			size_t n = needed_for(c, i, need);
-
-			for (size_t j = 0; j < n; j++) {
-				if (need[j] != (enum kopt_id)k ||
-				    !missing_in(c, need[j], i))
-					continue;
-				sbuf_addf(&tests, "%s%d", count ? ", " : "", i);
-				if (!count)
-					first = i;
-				count++;
-			}
-		}
-		if (count && ask) {
+		if (m[k].count && ask) {
 			char *ans = ask(ctx, name, d->help);
 
 			if (ans && !blank(ans)) {
 				kconfig_store(c, d->name, ans, &answered);
-				count = 0;
+				m[k].count = 0;
 			}
 			free(ans);
 		}
-		if (count) {
-			struct korigin o = type_origin(c, first);
-
+		if (m[k].count) {
+			o = type_origin(c, m[k].first);
 			nmissing++;
 			kdiag_error(c->diag, &o,
 				    "mandatory option %s is not set (needed by test%s %s)",
-				    name, count > 1 ? "s" : "", sbuf_str(&tests));
+				    name, m[k].count > 1 ? "s" : "",
+				    sbuf_str(&m[k].tests));
 			kdiag_note(c->diag, "%s: %s", name, d->help);
 		}
-		sbuf_free(&tests);
+		sbuf_free(&m[k].tests);
 	}
+	free(m);
 	return nmissing;
 }
