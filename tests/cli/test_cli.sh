@@ -90,6 +90,45 @@ for f in "$KTEST_SRC"/examples/*.conf; do
 	expect_rc 0 "bundled example $(basename "$f") passes check"
 done
 
+# Prompts happen on a terminal only: script(1) gives ktest a pty
+cat > nomachine.conf <<'EOF2'
+BUILD_DIR = /src
+OUTPUT_DIR = /out
+TEST_START
+TEST_TYPE = build
+EOF2
+run_ktest --dry-run nomachine.conf
+expect_rc 2 "off a terminal a missing mandatory option is an error"
+check "naming the option and the test" grep -q \
+	'nomachine.conf:4: error: mandatory option MACHINE is not set (needed by test 1)' err
+if command -v script >/dev/null; then
+	printf 'tty-box\n' | script -qec "'$KTEST' --dry-run nomachine.conf" /dev/null \
+		> tty.out 2>&1
+	check "on a terminal ktest asks for it and goes on" \
+		grep -q 'WOULD RUN TEST 1 of 1 with option build' tty.out
+	check "the prompt shows the option's help" grep -q 'MACHINE = ' tty.out
+	check "and the answer is not written into the config" \
+		sh -c "! grep -q tty-box nomachine.conf"
+else
+	not_ok "script(1) is missing (util-linux): cannot test the tty prompt"
+fi
+
+# make install puts the binary, the man pages and the examples in place
+san=""
+case "${KTEST_BUILD:-build}" in build-san) san="SAN=1" ;; esac
+if make -s -C "$KTEST_SRC" $san install DESTDIR="$KTEST_TMP/inst" PREFIX=/usr \
+	>/dev/null 2>make.err; then
+	check "make install installs ktest" test -x "$KTEST_TMP/inst/usr/bin/ktest"
+	check "make install installs ktest(1) and ktest.conf(5)" \
+		test -f "$KTEST_TMP/inst/usr/share/man/man1/ktest.1" -a \
+		-f "$KTEST_TMP/inst/usr/share/man/man5/ktest.conf.5"
+	check "make install installs the examples" \
+		test -f "$KTEST_TMP/inst/usr/share/doc/ktest/examples/build.conf"
+	check "the installed ktest runs" sh -c "\"$KTEST_TMP/inst/usr/bin/ktest\" --version >/dev/null"
+else
+	not_ok "make install failed: $(head -n 3 make.err)"
+fi
+
 # The kernel's own examples, from Debian's linux-source-6.1
 tarball=/usr/src/linux-source-6.1.tar.xz
 if [ -r "$tarball" ]; then
