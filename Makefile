@@ -97,7 +97,7 @@ $(O)/tests/%: tests/unit/%.c $(LIB)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
 
 # libFuzzer targets: clang, with the engine sources built in (not the gcc lib)
-$(O)/fuzz/%: tests/fuzz/%.c $(LIB_SRCS)
+$(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/load_path.h $(LIB_SRCS) $(wildcard conf/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -g -O1 $(PKG_CFLAGS) \
 		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) $(PKG_LIBS)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "native.h"
+#include "text.h"
 
 /* the read-back comparison costs tests x options lookups */
 #define CHECK_MAX_TESTS 10000
@@ -61,23 +62,6 @@ struct conv {
 	size_t nsecs;
 	bool global_name;	/* a default TEST_NAME exists */
 };
-
-static bool valid_name(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return false;
-	return true;
-}
-
-static bool blank(const char *s)
-{
-	while (*s == ' ' || *s == '\t' || *s == '\n')
-		s++;
-	return !*s;
-}
 
 static const struct kopt_desc *option_of_lname(const char *name)
 {
@@ -172,7 +156,7 @@ static int check_bool(struct conv *cv, const struct kopt_desc *d,
 {
 	long n;
 
-	if (!v || d->type != KT_BOOL || blank(v->value) ||
+	if (!v || d->type != KT_BOOL || ktext_blank(v->value) ||
 	    strstr(v->value, "${") || kopt_parse_int(v->value, &n))
 		return 0;
 	kdiag_error(cv->d, &v->origin,
@@ -400,7 +384,7 @@ static bool made_up_title(const char *s)
 
 static bool title_ok(const char *v)
 {
-	if (blank(v) || strstr(v, "${") || made_up_title(v))
+	if (ktext_blank(v) || strstr(v, "${") || made_up_title(v))
 		return false;
 	for (const char *p = v; *p; p++)
 		if ((unsigned char)*p < 0x20)
@@ -439,7 +423,7 @@ static void make_titles(struct conv *cv)
 static int put_var(struct conv *cv, FILE *out, const char *indent,
 		   const char *name, const char *value)
 {
-	if (!valid_name(name) || kopt_find_any_case(name)) {
+	if (!ktext_word(name) || kopt_find_any_case(name)) {
 		kdiag_error(cv->d, NULL,
 			    "%s: the native format has no way to write this name",
 			    name);
@@ -456,7 +440,7 @@ static int put_edit(struct conv *cv, FILE *out, const char *indent,
 {
 	const struct kopt_desc *d = kopt_find(name);
 
-	if (!d && (!valid_name(name) || kopt_find_any_case(name))) {
+	if (!d && (!ktext_word(name) || kopt_find_any_case(name))) {
 		kdiag_error(cv->d, e->n ? &e->v[0].origin : NULL,
 			    "%s =~: the native format has no way to write this name",
 			    name);
@@ -597,26 +581,6 @@ static int write_native(struct conv *cv, FILE *out)
 
 /* ---- the read-back check ---- */
 
-static const struct kevals *evals_for(const struct kconfig *c,
-				      const char *name, int i)
-{
-	char key[300];
-	const struct kevals *e;
-	int parent = i > 0 ? kconfig_repeat_parent(c, i) : 0;
-
-	snprintf(key, sizeof(key), "%s[%d]", name, i);
-	e = i > 0 ? strmap_get(&c->evals, key) : NULL;
-	if (e)
-		return e;
-	if (parent && parent != i) {
-		snprintf(key, sizeof(key), "%s[%d]", name, parent);
-		e = strmap_get(&c->evals, key);
-		if (e)
-			return e;
-	}
-	return strmap_get(&c->evals, name);
-}
-
 static bool same_evals(const struct kevals *a, const struct kevals *b)
 {
 	size_t na = a ? a->n : 0, nb = b ? b->n : 0;
@@ -647,7 +611,7 @@ static int compare_one(struct conv *cv, const struct kconfig *n,
 			    where, a ? a->value : "(unset)", b ? b->value : "(unset)");
 		return -1;
 	}
-	if (!same_evals(evals_for(cv->c, name, i), evals_for(n, name, i))) {
+	if (!same_evals(kconfig_evals(cv->c, name, i), kconfig_evals(n, name, i))) {
 		kdiag_error(cv->d, NULL,
 			    "internal error: converting changes the edits of %s",
 			    where);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "ifexpr.h"
+#include "text.h"
 
 struct lsrc {			/* where lines come from: a FILE or a buffer */
 	FILE *f;
@@ -81,11 +82,6 @@ static const char *skip_sp(const char *s)
 	while (sp(*s))
 		s++;
 	return s;
-}
-
-static bool all_space(const char *s)
-{
-	return !*skip_sp(s);
 }
 
 /* s starts with kw followed by a word boundary */
@@ -161,42 +157,6 @@ static int read_line(struct lsrc *src, struct lfile *lf, bool *eof)
 	return 0;
 }
 
-static bool valid_utf8(const unsigned char *s)
-{
-	while (*s) {
-		int n;
-		unsigned int cp;
-
-		if (*s < 0x80) {
-			s++;
-			continue;
-		}
-		if ((*s & 0xe0) == 0xc0) {
-			n = 1;
-			cp = *s & 0x1f;
-		} else if ((*s & 0xf0) == 0xe0) {
-			n = 2;
-			cp = *s & 0x0f;
-		} else if ((*s & 0xf8) == 0xf0) {
-			n = 3;
-			cp = *s & 0x07;
-		} else {
-			return false;
-		}
-		s++;
-		for (int i = 0; i < n; i++, s++) {
-			if ((*s & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (*s & 0x3f);
-		}
-		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-	}
-	return true;
-}
-
 /* What a line must be before we parse it; comments may hold anything. */
 static int check_text(struct lfile *lf, const char *line)
 {
@@ -209,7 +169,7 @@ static int check_text(struct lfile *lf, const char *line)
 			return -1;
 		}
 	}
-	if (!valid_utf8((const unsigned char *)line)) {
+	if (!ktext_utf8(line)) {
 		kdiag_error(d, &lf->at, "the line is not valid UTF-8");
 		kdiag_note(d, "re-save the file as UTF-8");
 		return -1;
@@ -267,6 +227,25 @@ static int process_if(struct lfile *lf, const char *expr, bool *res)
 		kdiag_note(lf->r->d, "ITERATE must come before IF on a TEST_START line");
 	free(val);
 	return ret;
+}
+
+/* Evaluates an IF (freeing expr) and records the outcome as ktest.pl does. */
+static int take_if(struct lfile *lf, char *expr)
+{
+	bool res;
+	int ret = process_if(lf, expr, &res);
+
+	free(expr);
+	if (ret)
+		return -1;
+	if (res) {
+		lf->if_set = true;
+		lf->chain_taken = true;
+		lf->taken_at = lf->at.line;
+	} else {
+		lf->skip = true;
+	}
+	return 0;
 }
 
 /* ---- the header forms, as Perl substitutions on the rest of the line ---- */
@@ -358,7 +337,6 @@ static int header(struct lfile *lf, const char *type, char *rest)
 	int old_test_num = 0, old_repeat = 0;
 	size_t skip_at = 0;
 	char *expr = NULL, *if_at;
-	bool res;
 
 	lf->override = false;
 	if (test) {
@@ -406,18 +384,8 @@ static int header(struct lfile *lf, const char *type, char *rest)
 	}
 
 	if (expr || cut_if(rest, &expr)) {
-		if (process_if(lf, expr, &res)) {
-			free(expr);
+		if (take_if(lf, expr))
 			return -1;
-		}
-		free(expr);
-		if (res) {
-			lf->if_set = true;
-			lf->chain_taken = true;
-			lf->taken_at = lf->at.line;
-		} else {
-			lf->skip = true;
-		}
 		lf->in_if = true;
 	} else {
 		lf->in_if = false;
@@ -447,7 +415,7 @@ static int header(struct lfile *lf, const char *type, char *rest)
 		}
 	}
 
-	if (!lf->skip && !all_space(rest)) {
+	if (!lf->skip && !ktext_blank(rest)) {
 		kdiag_error(r->d, &lf->at, "Garbage found after %s: '%s'", type,
 			    trim(rest));
 		kdiag_note(r->d, "a %s line takes%s SKIP, ELSE, IF expr%s", type,
@@ -474,7 +442,6 @@ static int else_line(struct lfile *lf, char *rest)
 {
 	struct lreader *r = lf->r;
 	char *expr;
-	bool res;
 
 	if (!lf->in_if) {
 		kdiag_error(r->d, &lf->at, "ELSE found with out matching IF section");
@@ -494,24 +461,14 @@ static int else_line(struct lfile *lf, char *rest)
 				   "options after this ELSE go to test %d, the test before the skipped TEST_START (as in ktest.pl)",
 				   r->test_num);
 		if (cut_if(rest, &expr)) {
-			if (process_if(lf, expr, &res)) {
-				free(expr);
+			if (take_if(lf, expr))
 				return -1;
-			}
-			free(expr);
-			if (res) {
-				lf->if_set = true;
-				lf->chain_taken = true;
-				lf->taken_at = lf->at.line;
-			} else {
-				lf->skip = true;
-			}
 			rest[0] = '\0';
 		} else {
 			lf->in_if = false;
 		}
 	}
-	if (!all_space(rest)) {
+	if (!ktext_blank(rest)) {
 		kdiag_error(r->d, &lf->at, "Garbage found after ELSE: '%s'", trim(rest));
 		return -1;
 	}
@@ -678,7 +635,7 @@ static int set_variable(struct lfile *lf, const char *name, const char *value)
 	v = kconfig_expand_vars(c, value, false, &lf->at);
 	if (!v)
 		return -1;
-	kconfig_set_var(c, name, all_space(value) ? NULL : v);
+	kconfig_set_var(c, name, ktext_blank(value) ? NULL : v);
 	free(v);
 	return 0;
 }
@@ -846,7 +803,7 @@ static int parse_line(struct lfile *lf, char *line)
 			return 0;
 		while (a[n] && !sp(a[n]))
 			n++;
-		if (!all_space(a + n))
+		if (!ktext_blank(a + n))
 			kdiag_warn(lf->r->d, &lf->at,
 				   "text after the INCLUDE file name is ignored: '%s'",
 				   skip_sp(a + n));

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "subst.h"
+#include "text.h"
 
 /* ktest.pl gives up after this many expansion rounds ("Over 100 evaluations") */
 #define MAX_EVAL_ROUNDS 100
@@ -141,7 +142,7 @@ void kconfig_set_var(struct kconfig *c, const char *name, const char *value)
 {
 	char *old;
 
-	if (!value || !value[strspn(value, " \t\r\n\f\v")])
+	if (!value || ktext_blank(value))
 		old = strmap_del(&c->vars, name);
 	else
 		old = strmap_put(&c->vars, name, xstrdup(value));
@@ -350,19 +351,12 @@ void kconfig_apply_defaults(struct kconfig *c)
 
 /* ---- run-time expansion: ktest.pl's eval_option ---- */
 
-static bool blank(const char *s)
-{
-	while (is_space(*s))
-		s++;
-	return !*s;
-}
-
 static const struct kval *lookup_defined(const struct kconfig *c,
 					 const char *key)
 {
 	const struct kval *v = kconfig_lookup(c, key);
 
-	return v && !blank(v->value) ? v : NULL;
+	return v && !ktext_blank(v->value) ? v : NULL;
 }
 
 const struct kval *kconfig_raw(const struct kconfig *c, const char *name, int i)
@@ -375,13 +369,13 @@ const struct kval *kconfig_raw(const struct kconfig *c, const char *name, int i)
 		snprintf(key, sizeof(key), "%s[%d]", name, i);
 		v = kconfig_lookup(c, key);
 		if (v)
-			return blank(v->value) ? NULL : v;
+			return ktext_blank(v->value) ? NULL : v;
 		parent = kconfig_repeat_parent(c, i);
 		if (parent) {
 			snprintf(key, sizeof(key), "%s[%d]", name, parent);
 			v = kconfig_lookup(c, key);
 			if (v)
-				return blank(v->value) ? NULL : v;
+				return ktext_blank(v->value) ? NULL : v;
 		}
 	}
 	return lookup_defined(c, name);
@@ -488,8 +482,8 @@ static int eval_pass(struct kconfig *c, const char *name, const char *in,
 	return 0;
 }
 
-static const struct kevals *evals_for(const struct kconfig *c,
-				      const char *name, int i)
+const struct kevals *kconfig_evals(const struct kconfig *c, const char *name,
+				   int i)
 {
 	char key[512];
 	const struct kevals *e;
@@ -515,7 +509,7 @@ static const struct kevals *evals_for(const struct kconfig *c,
 
 static int apply_evals(struct kconfig *c, const char *name, int i, char **val)
 {
-	const struct kevals *e = evals_for(c, name, i);
+	const struct kevals *e = kconfig_evals(c, name, i);
 	char err[256];
 
 	if (!e)
@@ -648,7 +642,7 @@ int kconfig_get_int(struct kconfig *c, enum kopt_id id, int i, long fallback,
 	*out = fallback;
 	if (!s)
 		return 0;
-	if (blank(s)) {
+	if (ktext_blank(s)) {
 		free(s);
 		return 0;
 	}
@@ -726,7 +720,7 @@ static int check_one(struct kconfig *c, const struct kopt_desc *d, int i,
 
 	if (kconfig_get(c, kopt_id_of(d), i, &v, &o))
 		return 1;
-	if (v && !blank(v) && !kopt_check_value(d, v, why, sizeof(why), hint,
+	if (v && !ktext_blank(v) && !kopt_check_value(d, v, why, sizeof(why), hint,
 						 sizeof(hint))) {
 		snprintf(key, sizeof(key), "%s@%s:%d", d->name,
 			 o.file ? o.file : "", o.line);
@@ -988,7 +982,7 @@ int kconfig_check_mandatory(struct kconfig *c, kconfig_ask_fn ask, void *ctx)
 		if (m[k].count && ask) {
 			char *ans = ask(ctx, name, d->help);
 
-			if (ans && !blank(ans)) {
+			if (ans && !ktext_blank(ans)) {
 				kconfig_store(c, d->name, ans, &answered);
 				m[k].count = 0;
 			}

@@ -130,6 +130,10 @@ int kconfig_get_bool(struct kconfig *c, enum kopt_id id, int i, bool *out);
 /* An option's name as the config's format writes it (for messages). */
 const char *kconfig_opt_name(const struct kconfig *c, enum kopt_id id);
 
+/* The =~ edits test i applies to option name, or NULL. */
+const struct kevals *kconfig_evals(const struct kconfig *c, const char *name,
+				   int i);
+
 /* The stored (unexpanded) value test i would start from, or NULL. */
 const struct kval *kconfig_raw(const struct kconfig *c, const char *name, int i);
 

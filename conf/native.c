@@ -23,6 +23,7 @@
  * time, converted and freed before its include()s are read.
  */
 #include "native.h"
+#include "text.h"
 
 #include <confuse.h>
 #include <ctype.h>
@@ -150,13 +151,6 @@ static struct korigin at_line(const struct nfile *f, int line)
 	return (struct korigin){ f->name, line };
 }
 
-static bool blank(const char *s)
-{
-	while (*s == ' ' || *s == '\t' || *s == '\n')
-		s++;
-	return !*s;
-}
-
 static void nvals_add(struct nvals *vs, const char *key, char *value,
 		      const struct korigin *at)
 {
@@ -210,54 +204,6 @@ static const struct kopt_desc *option_of(const char *lname)
 	const struct kopt_desc *d = kopt_find_any_case(lname);
 
 	return d && !strcmp(kopt_lname(d), lname) ? d : NULL;
-}
-
-/* letters, digits and _, as ktest.conf's option names */
-static bool valid_name(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && *s != '_')
-			return false;
-	return true;
-}
-
-static bool valid_utf8(const unsigned char *s)
-{
-	while (*s) {
-		unsigned int cp;
-		int n;
-
-		if (*s < 0x80) {
-			s++;
-			continue;
-		}
-		if ((*s & 0xe0) == 0xc0) {
-			n = 1;
-			cp = *s & 0x1f;
-		} else if ((*s & 0xf0) == 0xe0) {
-			n = 2;
-			cp = *s & 0x0f;
-		} else if ((*s & 0xf8) == 0xf0) {
-			n = 3;
-			cp = *s & 0x07;
-		} else {
-			return false;
-		}
-		s++;
-		for (int i = 0; i < n; i++, s++) {
-			if ((*s & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (*s & 0x3f);
-		}
-		/* overlong forms, surrogates, beyond Unicode */
-		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-	}
-	return true;
 }
 
 /* ---- the text: what is not text is refused before anything else ---- */
@@ -1103,7 +1049,7 @@ static bool check_string(struct nreader *r, const char *s,
 			return false;
 		}
 	}
-	if (!valid_utf8((const unsigned char *)s)) {
+	if (!ktext_utf8(s)) {
 		kdiag_error(r->d, o, "%s: not valid UTF-8", what);
 		kdiag_note(r->d, "re-save the file as UTF-8");
 		return false;
@@ -1132,7 +1078,7 @@ static int env_value(struct nreader *r, const char *ref, size_t n,
 		*def = '\0';
 		def += 2;
 	}
-	if (!valid_name(spec)) {
+	if (!ktext_word(spec)) {
 		kdiag_error(r->d, o, "${%.*s}: '%s' is not an environment variable name",
 			    (int)n, ref, spec);
 		free(spec);
@@ -1249,7 +1195,7 @@ static char *bool_value(struct nreader *r, const struct kopt_desc *d, char *v,
 					     "false", "no", "off" };
 	long n;
 
-	if (blank(v) || strstr(v, "${") || kopt_parse_int(v, &n))
+	if (ktext_blank(v) || strstr(v, "${") || kopt_parse_int(v, &n))
 		return v;
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		if (!strcasecmp(v, words[i])) {
@@ -1333,7 +1279,7 @@ static void walk_vars(struct nfile *f, cfg_t *sec, const struct osec *o,
 		struct korigin at = at_line(f, var_line(o, name));
 		char *v;
 
-		if (!valid_name(name)) {
+		if (!ktext_word(name)) {
 			kdiag_error(r->d, &at, "'%s' is not a valid variable name", name);
 			kdiag_note(r->d, "use letters, digits and _");
 			continue;
@@ -1370,7 +1316,7 @@ static void walk_edit(struct nfile *f, cfg_t *e, const struct osec *o,
 	struct korigin at = at_line(f, k ? k->line : o->line);
 	unsigned int n = cfg_size(e, "expr");
 
-	if (!d && !valid_name(title)) {
+	if (!d && !ktext_word(title)) {
 		kdiag_error(r->d, &at, "edit \"%s\": not an option or variable name",
 			    title);
 		return;

@@ -17,43 +17,7 @@
 
 #include "conf/legacy.h"
 #include "conf/model.h"
-
-struct fx {
-	struct kdiag d;
-	struct kconfig c;
-	char *msgs;		/* everything the reader printed */
-	size_t msgs_len;
-	FILE *out;
-};
-
-static int setup(void **state)
-{
-	struct fx *f = calloc(1, sizeof(*f));
-
-	kdiag_init(&f->d);
-	f->out = open_memstream(&f->msgs, &f->msgs_len);
-	f->d.out = f->out;
-	kconfig_init(&f->c, &f->d);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-
-	kconfig_free(&f->c);
-	fclose(f->out);
-	free(f->msgs);
-	free(f);
-	return 0;
-}
-
-static const char *msgs(struct fx *f)
-{
-	fflush(f->out);
-	return f->msgs ? f->msgs : "";
-}
+#include "fixture.h"
 
 /* reads text as "t.conf"; applies defaults and NUM_TESTS like a run does */
 static int rd(struct fx *f, const char *text)
