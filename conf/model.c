@@ -391,89 +391,92 @@ static const char *opt_value(const struct kconfig *c, const char *key,
 	return v ? v->value : NULL;
 }
 
+/* What ${var} stands for in option name of test i, appended to out. */
+static int substitute(struct kconfig *c, const char *name, const char *var,
+		      int i, int parent, struct sbuf *out, struct korigin *last)
+{
+	char *key;
+	const char *v;
+
+	if (!strcmp(var, name)) {
+		/*
+		 * A self-reference appends to the default, unless the default
+		 * contains itself. Without a default it is empty (upstream
+		 * ktest.pl; 6.1 recursed until its 100-round guard died).
+		 */
+		char *self = xasprintf("${%s}", var);
+
+		v = opt_value(c, var, NULL);
+		if (v && !strstr(v, self))
+			sbuf_adds(out, v);
+		free(self);
+		return 0;
+	}
+	key = xasprintf("%s[%d]", var, i);
+	v = opt_value(c, key, last);
+	free(key);
+	if (!v && parent) {
+		key = xasprintf("%s[%d]", var, parent);
+		v = opt_value(c, key, last);
+		free(key);
+	}
+	if (!v)
+		v = opt_value(c, var, last);
+	if (v) {
+		sbuf_adds(out, v);
+	} else if (!strcmp(var, "KERNEL_VERSION") && c->kernel_version) {
+		char *ver = NULL;
+
+		if (c->kernel_version(c->kernel_version_ctx, &ver))
+			return -1;
+		sbuf_adds(out, ver);
+		free(ver);
+	} else {
+		sbuf_addf(out, "${%s}", var);
+	}
+	return 0;
+}
+
 /*
- * One pass of ktest.pl's __eval_option: every ${VAR} (the regex
+ * One pass of ktest.pl's __eval_option: the regex
  * /(.*?[^\\])\$\{(.*?)\}(.*)/ applied left to right, each time on what
- * follows the previous match) is replaced by, in order: the default of the
- * option itself (self-reference: "append to the default"), VAR[i],
- * VAR[first test of i's ITERATE block], the default VAR, KERNEL_VERSION;
- * otherwise it stays as written.
+ * follows the previous match (so a ${ right after a } waits for the next
+ * pass), each ${VAR} replaced as substitute() says.
  */
 static int eval_pass(struct kconfig *c, const char *name, const char *in,
 		     int i, struct sbuf *out, struct korigin *last)
 {
-	struct sbuf rest;
 	int parent = i > 0 ? kconfig_repeat_parent(c, i) : 0;
-	size_t p;
+	/* a leading space lets "not after a backslash" see position 0 */
+	char *buf = xasprintf(" %s", in);
+	const char *rest = buf;
 
-	sbuf_init(&rest);
-	sbuf_addc(&rest, ' ');
-	sbuf_adds(&rest, in);
 	sbuf_reset(out);
-	for (;;) {
-		const char *s = rest.buf, *close = NULL;
-		char key[512];
-		const char *v;
+	while (rest[0]) {
+		const char *p, *close = NULL;
 		char *var;
+		int ret;
 
-		for (p = 1; s[0] && s[p]; p++) {
-			if (s[p] == '$' && s[p + 1] == '{' && s[p - 1] != '\\') {
-				close = strchr(s + p + 2, '}');
-				if (close)
-					break;
-			}
+		for (p = rest + 1; *p; p++) {
+			if (p[0] != '$' || p[1] != '{' || p[-1] == '\\')
+				continue;
+			close = strchr(p + 2, '}');
+			break;	/* without a '}' later, nothing after matches */
 		}
 		if (!close)
 			break;
-		sbuf_addn(out, s, p);
-		var = xstrndup(s + p + 2, (size_t)(close - s) - p - 2);
-		snprintf(key, sizeof(key), "%s[%d]", var, i);
-		if (!strcmp(var, name)) {
-			char self[512];
-
-			/*
-			 * A self-reference appends to the default, unless the
-			 * default contains itself. Without a default it is
-			 * empty (upstream ktest.pl; 6.1 recursed until its
-			 * 100-round guard died).
-			 */
-			v = opt_value(c, var, NULL);
-			snprintf(self, sizeof(self), "${%s}", var);
-			if (v && !strstr(v, self))
-				sbuf_adds(out, v);
-		} else if ((v = opt_value(c, key, last))) {
-			sbuf_adds(out, v);
-		} else if (parent &&
-			   (snprintf(key, sizeof(key), "%s[%d]", var, parent),
-			    (v = opt_value(c, key, last)))) {
-			sbuf_adds(out, v);
-		} else if ((v = opt_value(c, var, last))) {
-			sbuf_adds(out, v);
-		} else if (!strcmp(var, "KERNEL_VERSION") && c->kernel_version) {
-			char *ver = NULL;
-
-			if (c->kernel_version(c->kernel_version_ctx, &ver)) {
-				free(var);
-				sbuf_free(&rest);
-				return -1;
-			}
-			sbuf_adds(out, ver);
-			free(ver);
-		} else {
-			sbuf_addf(out, "${%s}", var);
-		}
+		sbuf_addn(out, rest, (size_t)(p - rest));
+		var = xstrndup(p + 2, (size_t)(close - p - 2));
+		ret = substitute(c, name, var, i, parent, out, last);
 		free(var);
-		/* continue on what follows the '}' */
-		{
-			char *tail = xstrdup(close + 1);
-
-			sbuf_reset(&rest);
-			sbuf_adds(&rest, tail);
-			free(tail);
+		if (ret) {
+			free(buf);
+			return -1;
 		}
+		rest = close + 1;
 	}
-	sbuf_adds(out, rest.buf);
-	sbuf_free(&rest);
+	sbuf_adds(out, rest);
+	free(buf);
 	/* drop the space added in front (only at the very start) */
 	if (out->len && out->buf[0] == ' ') {
 		memmove(out->buf, out->buf + 1, out->len);
