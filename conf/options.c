@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "options.h"
 
+#include "strmap.h"
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -47,13 +49,16 @@ const char *kopt_lname(const struct kopt_desc *d)
 	return lnames[d - kopt_table];
 }
 
+/* name -> descriptor, built on first use (the table never changes) */
+static struct strmap by_name;
+
 const struct kopt_desc *kopt_find(const char *name)
 {
-	init_lnames();
-	for (size_t i = 0; i < KOPT__COUNT; i++)
-		if (!strcmp(kopt_table[i].name, name))
-			return &kopt_table[i];
-	return NULL;
+	if (!strmap_size(&by_name))
+		for (size_t i = 0; i < KOPT__COUNT; i++)
+			strmap_put(&by_name, kopt_table[i].name,
+				   (void *)&kopt_table[i]);
+	return strmap_get(&by_name, name);
 }
 
 const struct kopt_desc *kopt_find_any_case(const char *name)
