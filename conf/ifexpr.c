@@ -35,7 +35,6 @@
 
 enum {
 	RE_ANDOR,	/* s/^(.*?)(\|\||&&)// */
-	RE_CMP,		/* /(.*)(==|\!=|>=|<=|>|<|=~|\!~)(.*)/ */
 	RE_DEFINED,	/* /^\s*(NOT\s*)?DEFINED\s+(\S+)\s*$/ */
 	RE_NOT,		/* s/^\s*NOT\s+(.*)// */
 	RE_ZERO,	/* /^\s*0\s*$/ */
@@ -46,7 +45,6 @@ enum {
 
 static const char *const re_src[RE_COUNT] = {
 	[RE_ANDOR] = "^(.*?)(\\|\\||&&)",
-	[RE_CMP] = "(.*)(==|!=|>=|<=|>|<|=~|!~)(.*)",
 	[RE_DEFINED] = "^\\s*(NOT\\s*)?DEFINED\\s+(\\S+)\\s*$",
 	[RE_NOT] = "^\\s*NOT\\s+(.*)",
 	[RE_ZERO] = "^\\s*0\\s*$",
@@ -570,6 +568,40 @@ static int warn_not_compare(struct ifctx *c, const char *l, const char *op,
 	return 0;
 }
 
+/*
+ * Step 3's /(.*)(==|!=|>=|<=|>|<|=~|!~)(.*)/: the greedy (.*) makes it the
+ * rightmost position where an operator starts, the alternatives tried in
+ * that order there. Scanned by hand: the backtracking regex is quadratic.
+ */
+static bool find_compare(const char *val, struct span *sp)
+{
+	static const char *const ops[] = {
+		"==", "!=", ">=", "<=", ">", "<", "=~", "!~"
+	};
+	size_t len = strlen(val);
+
+	for (size_t pos = len; pos-- > 0; ) {
+		if (!strchr("=!<>", val[pos]))
+			continue;	/* no operator starts here */
+		for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+			size_t n = strlen(ops[k]);
+
+			if (strncmp(val + pos, ops[k], n))
+				continue;
+			memset(sp, 0, sizeof(*sp));
+			sp->set[0] = sp->set[1] = sp->set[2] = sp->set[3] = true;
+			sp->eo[0] = len;
+			sp->eo[1] = pos;
+			sp->so[2] = pos;
+			sp->eo[2] = pos + n;
+			sp->so[3] = pos + n;
+			sp->eo[3] = len;
+			return true;
+		}
+	}
+	return false;
+}
+
 static int eval_compare(struct ifctx *c, const char *val,
 			const struct span *sp, bool *res)
 {
@@ -627,9 +659,8 @@ static int eval_term(struct ifctx *c, const char *val, int depth, bool *res)
 	struct span sp;
 	int rc;
 
-	rc = re_match(c, RE_CMP, val, &sp);
-	if (rc)
-		return rc < 0 ? -1 : eval_compare(c, val, &sp, res);
+	if (find_compare(val, &sp))
+		return eval_compare(c, val, &sp, res);
 	rc = re_match(c, RE_DEFINED, val, &sp);
 	if (rc > 0)
 		*res = is_defined(c, val, &sp);
