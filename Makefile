@@ -96,6 +96,14 @@ $(O)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS) -lcmocka
 
+# The state machines are pure: their tests link them alone, without libgit2,
+# libssh or anything else, so any I/O dependency breaks the build.
+PURE_OBJS := $(addprefix $(O)/,ktest/bisect.o ktest/patchcheck.o conf/strmap.o)
+PURE_TESTS := $(filter $(O)/tests/test_bisect $(O)/tests/test_patchcheck,$(UNIT_BINS))
+$(PURE_TESTS): $(O)/tests/%: tests/unit/%.c $(PURE_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(PURE_OBJS) $(LDFLAGS) -lcmocka
+
 # libFuzzer targets: clang, with the engine sources built in (not the gcc lib)
 $(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/load_path.h $(LIB_SRCS) $(wildcard conf/*.h)
 	@mkdir -p $(dir $@)

@@ -27,6 +27,7 @@ enum {
 	KF_GLOBAL = 1 << 1,		/* read from the default key only */
 	KF_BOX = 1 << 2,		/* describes the test box */
 	KF_UPSTREAM = 1 << 3,		/* added to ktest.pl after 6.1 */
+	KF_KTEST = 1 << 4,		/* ktest's own: ktest.pl has none */
 };
 
 enum kopt_id {

@@ -22,6 +22,7 @@ perl -ne '
 		$line .= "; read from the default" if $f =~ /KF_GLOBAL/ && $f !~ /KF_DEFAULTS_ONLY/;
 		$line .= "; box option" if $f =~ /KF_BOX/;
 		$line .= "; upstream ktest.pl after 6.1" if $f =~ /KF_UPSTREAM/;
+		$line .= "; ktest only" if $f =~ /KF_KTEST/;
 		$h =~ s/\\/\\\\/g; $h =~ s/^\./\\&./;
 		print "$h $line)\n";
 	}' conf/options.def > "$list"

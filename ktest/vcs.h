@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The git layer, on libgit2 only (no git program anywhere in the product).
+ * Every error names the repository or the revision asked for and carries
+ * libgit2's own message.
+ */
+#ifndef KTEST_VCS_H
+#define KTEST_VCS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ktest/bisect.h"
+
+struct kvcs;
+
+/* One commit, as the layer hands it out. */
+struct kvcs_commit {
+	char id[KB_ID_LEN];	/* full hex id */
+	char *subject;		/* first line of the message */
+};
+
+struct kvcs_list {
+	struct kvcs_commit *v;
+	size_t n;
+};
+
+void kvcs_list_free(struct kvcs_list *l);
+
+/*
+ * Opens the work tree at path (BUILD_DIR). Returns NULL with the reason in
+ * err ("BUILD_DIR /x is not a git work tree: ...").
+ */
+struct kvcs *kvcs_open(const char *path, char *err, size_t errlen);
+void kvcs_close(struct kvcs *v);
+
+/* The last error, e.g. "unknown revision 'v9.9': revspec 'v9.9' not found". */
+const char *kvcs_error(const struct kvcs *v);
+
+/*
+ * Any revision git accepts (tags, full and short ids, HEAD~n,
+ * v6.1^{commit}, branches), peeled to a commit. 0 or -1.
+ */
+int kvcs_resolve(struct kvcs *v, const char *rev, struct kvcs_commit *out);
+void kvcs_commit_clear(struct kvcs_commit *c);
+
+/* Is a an ancestor of b (or b itself)? 1, 0, or -1 on error. */
+int kvcs_is_ancestor(struct kvcs *v, const char *a, const char *b);
+
+/*
+ * The commits of from..to with from included (from's parents excluded:
+ * "from^@..to"), oldest first, topologically; first parents only on
+ * request. from must be an ancestor of to (else an error naming both).
+ * from == NULL: everything reachable from to.
+ */
+int kvcs_range(struct kvcs *v, const char *from, const char *to,
+	       bool first_parent, struct kvcs_list *out);
+
+/*
+ * git cherry FROM TO: the commits of FROM..TO whose change is not already
+ * in FROM (by patch id), oldest first. ktest.pl broke on the "-" lines;
+ * those are simply not listed here.
+ */
+int kvcs_cherry(struct kvcs *v, const char *upstream, const char *head,
+		struct kvcs_list *out);
+
+/* Files a commit changes against its first parent (all of them for a root). */
+int kvcs_touched_files(struct kvcs *v, const char *id, char ***paths,
+		       size_t *n);
+void kvcs_free_paths(char **paths, size_t n);
+
+/*
+ * The bisect graph of bad --not goods (see struct kb_graph), limited to
+ * paths when npaths > 0 (treesame marks and git's history simplification),
+ * first parents only on request. Merge bases of bad with goods that are no
+ * ancestors of bad go to *bases (git tests those first). The graph is freed
+ * with kvcs_graph_free().
+ */
+int kvcs_bisect_graph(struct kvcs *v, const char *bad,
+		      const char *const *goods, size_t ngoods,
+		      const char *const *paths, size_t npaths,
+		      bool first_parent, struct kb_graph *g,
+		      char ***bases, size_t *nbases);
+void kvcs_graph_free(struct kb_graph *g);
+
+/* Files in the work tree that differ from HEAD or the index (git status). */
+int kvcs_dirty_files(struct kvcs *v, char ***paths, size_t *n);
+
+/*
+ * Checks a commit out into the work tree and detaches HEAD at it. Files
+ * that do not change keep their mtime, so kbuild stays incremental. With
+ * local changes it refuses and names the files, unless force.
+ */
+int kvcs_checkout(struct kvcs *v, const char *id, bool force);
+
+/* The commit HEAD points at. */
+int kvcs_head(struct kvcs *v, struct kvcs_commit *out);
+
+/*
+ * A separate work tree at path with id checked out, for building several
+ * commits at once; removed (and pruned) by kvcs_worktree_remove().
+ */
+int kvcs_worktree_add(struct kvcs *v, const char *name, const char *path,
+		      const char *id);
+int kvcs_worktree_remove(struct kvcs *v, const char *name);
+
+#endif
