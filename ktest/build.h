@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Building a kernel as ktest.pl does, with the tree's own kbuild:
+ * "MAKE_CMD O=OUTPUT_DIR", every BUILD_TYPE, BUILD_NOCLEAN and mrproper,
+ * MIN_CONFIG and ADD_CONFIG forced onto the .config (in a fixed order),
+ * LOCALVERSION, PRE_BUILD and POST_BUILD, output streamed line by line to
+ * the build log, warnings counted, kernelrelease read without touching the
+ * .config.
+ */
+#ifndef KTEST_BUILD_H
+#define KTEST_BUILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ktest/cmd.h"
+
+struct kbuild_opts {
+	const char *make_cmd;		/* MAKE_CMD ("make") */
+	const char *build_dir;		/* BUILD_DIR: the source tree */
+	const char *output_dir;		/* OUTPUT_DIR: O= */
+	const char *build_type;		/* BUILD_TYPE */
+	const char *build_options;	/* BUILD_OPTIONS */
+	const char *build_target;	/* BUILD_TARGET (relative to O=) */
+	const char *localversion;	/* LOCALVERSION */
+	const char *min_config;		/* MIN_CONFIG: forced last */
+	const char *add_config;		/* ADD_CONFIG: files, before MIN_CONFIG */
+	bool noclean;			/* BUILD_NOCLEAN */
+	const char *pre_build;		/* PRE_BUILD */
+	const char *post_build;		/* POST_BUILD */
+	bool pre_build_die, post_build_die;
+	long timeout_ms;		/* RUN_TIMEOUT for each command */
+	const char *log;		/* the build log file (truncated) */
+	kcmd_line_fn on_line;		/* also every line here (may be NULL) */
+	void *ctx;
+};
+
+enum kbuild_status {
+	KBUILD_OK,
+	KBUILD_FAILED,		/* make failed: the commit's fault */
+	KBUILD_CONFIG_FAILED,	/* the config step failed */
+	KBUILD_HOOK_FAILED,	/* PRE_BUILD/POST_BUILD with _DIE */
+	KBUILD_ERROR,		/* ktest's or the host's fault (INFRA) */
+};
+
+struct kbuild_result {
+	enum kbuild_status status;
+	int warnings;		/* warning lines in the log */
+	long elapsed_ms;
+	char why[512];
+};
+
+int kbuild_run(const struct kbuild_opts *o, struct kbuild_result *r);
+
+/*
+ * "make -s kernelrelease" in O=; ktest.pl ran allnoconfig when that was
+ * empty, clobbering the .config: this never writes the .config. Returns a
+ * malloc'd string, or NULL with why.
+ */
+char *kbuild_kernelrelease(const struct kbuild_opts *o, char *why,
+			   size_t whylen);
+
+/* Counts and extracts warning lines as ktest.pl does (for the log). */
+bool kbuild_is_warning(const char *line);
+
+#endif

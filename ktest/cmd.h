@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Running host commands (builds, hooks, POWER_CYCLE, TEST, CONSOLE ...):
+ * through /bin/sh -c as ktest.pl does, in their own process group, output
+ * streamed line by line to the caller, RUN_TIMEOUT enforced by the wall
+ * clock whatever the command prints, the whole group killed on timeout.
+ */
+#ifndef KTEST_CMD_H
+#define KTEST_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Called for every output line (stdout and stderr merged, no '\n'). */
+typedef void (*kcmd_line_fn)(void *ctx, const char *line, size_t len);
+
+struct kcmd_opts {
+	const char *cwd;	/* NULL: stay */
+	const char *const *env;	/* extra NAME=VALUE entries, NULL-terminated */
+	long timeout_ms;	/* 0: none (RUN_TIMEOUT) */
+	kcmd_line_fn on_line;	/* may be NULL: output dropped */
+	void *ctx;
+	bool stdin_null;	/* stdin from /dev/null (default: inherited) */
+};
+
+struct kcmd_result {
+	int status;		/* exit status 0-255, or -1 */
+	int signal;		/* the signal that killed it, or 0 */
+	bool timed_out;		/* killed because of timeout_ms */
+	long elapsed_ms;
+};
+
+/*
+ * Runs cmd with /bin/sh -c. Returns 0 when it ran (look at r for how it
+ * ended), -1 when it could not be started (errno set).
+ */
+int kcmd_run(const char *cmd, const struct kcmd_opts *o, struct kcmd_result *r);
+
+/* An argv instead of a shell line (no shell involved: for git-derived values). */
+int kcmd_runv(const char *const *argv, const struct kcmd_opts *o,
+	      struct kcmd_result *r);
+
+/* A one-line description of how it ended: "exit 2", "killed by SIGKILL",
+ * "timed out after 600 s". */
+const char *kcmd_describe(const struct kcmd_result *r, char *buf, size_t len);
+
+/*
+ * ktest.pl's command-time text substitutions: every $NAME in names is
+ * replaced by its value (longest names first, no braces). Returns a malloc'd
+ * string.
+ */
+char *kcmd_subst(const char *cmd, const char *const *names,
+		 const char *const *values, size_t n);
+
+/* Quotes s for /bin/sh (single quotes), for values that come from git. */
+char *kcmd_quote(const char *s);
+
+#endif
