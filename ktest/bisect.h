@@ -101,7 +101,8 @@ void kbisect_next(struct kbisect *b, struct kb_step *steps, size_t max,
 /*
  * A verdict for a commit, in any order. Returns 0, or -1 with a reason in
  * why (an unknown commit, a check that did not hold: "bad commit X tested
- * good").
+ * good"; a verdict that contradicts earlier ones is not taken). A skipped
+ * merge base returns 0 with git's warning in why; why is "" otherwise.
  */
 int kbisect_mark(struct kbisect *b, const char *id, enum kb_verdict v,
 		 char *why, size_t whylen);
