@@ -88,3 +88,8 @@ echo
 echo "benchmark                                  ktest      ktest.pl"
 printf '%-42s %-10s %s\n' "config, 1000 tests: read+resolve (ms)" "$ours" "$theirs"
 printf '%-42s %-10s %s\n' "config, 1000 tests: max RSS (KiB)" "$ours_rss" "$theirs_rss"
+
+# the benchmark programs (bench/bench_*.c), each printing its table rows
+for b in "$@"; do
+	"$b" || echo "$(basename "$b"): failed" >&2
+done

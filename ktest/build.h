@@ -48,8 +48,12 @@ struct kbuild_result {
 	int warnings;		/* warning lines in the log */
 	long elapsed_ms;
 	char why[512];
+	/* kernelrelease of what was built, read before POST_BUILD (which may
+	 * change it) as ktest.pl did; empty if the build failed */
+	char release[256];
 };
 
+/* 0 when r->status is KBUILD_OK, else -1. BUILD_TYPE nobuild does nothing. */
 int kbuild_run(const struct kbuild_opts *o, struct kbuild_result *r);
 
 /*

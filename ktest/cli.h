@@ -29,6 +29,7 @@ struct kdefine {		/* one -D */
 
 struct kcli {
 	const char *config;	/* the config file */
+	const char *operand;	/* a second operand (ktest monitor CONFIG LOG) */
 	enum kformat format;
 	struct kdefine *defines;
 	int ndefines;
@@ -54,5 +55,6 @@ int cmd_check(struct kcli *cli);
 int cmd_dump(struct kcli *cli);
 int cmd_convert(struct kcli *cli);
 int cmd_options(struct kcli *cli);
+int cmd_monitor(struct kcli *cli);
 
 #endif

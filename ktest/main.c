@@ -29,6 +29,9 @@ static const struct kcmd commands[] = {
 	  cmd_convert, true },
 	{ "options", "", "list every option with its type and default",
 	  cmd_options, false },
+	{ "monitor", "[CONFIG] LOGFILE",
+	  "what the boot watch decides on a console log, and its crash titles",
+	  cmd_monitor, true },
 };
 
 static void usage(FILE *f)
@@ -145,6 +148,9 @@ static int parse_args(struct kcli *cli, int argc, char **argv,
 			nargs++;
 		} else if (!cli->config) {
 			cli->config = a;
+			nargs++;
+		} else if (*cmd && (*cmd)->fn == cmd_monitor && !cli->operand) {
+			cli->operand = a;	/* ktest monitor CONFIG LOGFILE */
 			nargs++;
 		} else {
 			fprintf(stderr, "ktest: too many arguments: '%s' (see ktest --help)\n",

@@ -75,7 +75,7 @@ size_t kpatchcheck_total(const struct kpatchcheck *p);
 /* ---- warnings (pure; the runner feeds the build log line by line) ---- */
 
 /*
- * ktest.pl's warning line: /.*:.*(warning|error|Error):.*/, normalised by
+ * ktest.pl's warning regex .*:.*(warning|error|Error):.* normalised by
  * dropping the column of "file:line:col:", turning U+2018/U+2019 quotes
  * into ', and dropping srcdir/ (and leading ../ or ./) from the path, so a
  * warnings file made from another build directory still matches. Returns a
@@ -95,6 +95,30 @@ char *kp_warning_file(const char *line, const char *srcdir);
  */
 const char *kp_warning_in_touched(const char *line, const char *srcdir,
 				  const char *const *touched, size_t ntouched);
+
+/*
+ * The warnings each file had when it was last built, so that a commit is
+ * blamed for the warnings it brings into the files it touches and not for
+ * ones they already had (ktest.pl blames both: touching a file rebuilds it
+ * and its old warnings come back). A warning is its file and its text
+ * without the line number, which an edit above it moves. The runner hands
+ * every line of a build log to kp_seen_line() and closes the build with
+ * kp_seen_build_done(). A file not built yet has no past: all its warnings
+ * are new, as in ktest.pl.
+ */
+struct kp_seen;
+
+struct kp_seen *kp_seen_new(void);
+void kp_seen_free(struct kp_seen *s);
+/* Records a log line; true if it is a warning its file did not have. */
+bool kp_seen_line(struct kp_seen *s, const char *line, const char *srcdir);
+/*
+ * This build's warnings become their files' past. touched: the commit's
+ * files if the build succeeded (those that said nothing have no warnings
+ * now); NULL after a failed build, which may not have got to them.
+ */
+void kp_seen_build_done(struct kp_seen *s, const char *const *touched,
+			size_t ntouched);
 
 /* Is id in the IGNORE_WARNINGS list (full or abbreviated ids, >= 4 hex)? */
 bool kp_ignored(const struct kp_options *o, const char *id);
