@@ -132,7 +132,7 @@ fuzz: $(FUZZ_BINS)
 	done
 
 bench: $(BIN) $(BENCH_BINS)
-	KTEST=$(CURDIR)/$(BIN) sh bench/run.sh $(BENCH_BINS)
+	KTEST=$(CURDIR)/$(BIN) sh bench/run.sh $(abspath $(BENCH_BINS))
 
 deps:
 	sh .ci/deps.sh
