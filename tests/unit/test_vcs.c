@@ -1,0 +1,2134 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ktest/vcs.c on real repositories, written with libgit2 into mkdtemp()
+ * directories with controlled commit dates.
+ *
+ * The bisect graph is held against the git program (tests only), on
+ * hand-made histories and a few hundred random ones, with these oracles:
+ *
+ *   git rev-list --parents [--first-parent] BAD --not GOODS
+ *	the candidate ids, their order, and their parents inside the set
+ *	(bisect reads commit->parents as the walk left them; without paths
+ *	nothing rewrites them).
+ *
+ *   git rev-list --parents --sparse [--first-parent] BAD --not GOODS -- PATHS
+ *	the set, the order and the simplified parents with paths. --sparse
+ *	only keeps git from comparing single-parent commits with their parent
+ *	(which changes their TREESAME flag, never the walk or a parent list)
+ *	and from hiding TREESAME commits; and since dense is off, git prints
+ *	commit->parents as try_to_simplify_commit() left them, not rewritten
+ *	through TREESAME commits. So this lists exactly the commits bisect
+ *	walks, in its order, with the parents bisect counts with.
+ *
+ *   git rev-list [--first-parent] BAD --not GOODS -- PATHS
+ *	the same walk, dense: it shows precisely the commits that are not
+ *	TREESAME. Our treesame flags must leave exactly this subsequence.
+ *
+ *   git merge-base --all BAD GOODS, when "git rev-list GOODS --not BAD"
+ *	lists anything (bisect's check_ancestors): the merge bases to test
+ *	first, minus the goods themselves, newest first.
+ *
+ * The random histories mix rising, equal and skewed commit dates (git's
+ * order on ties and its early stop are part of the list), merges of two
+ * and three, several roots, merges that take one side whole (treesame to
+ * it), and paths that are files, directories, absent, or globs (which our
+ * walk leaves to git_diff). A quarter are checked again with a
+ * commit-graph, single (with Bloom filters) or split in two layers, and
+ * git using it too.
+ *
+ * git bisect sets its walk up the same way (bisect_rev_setup: BAD, then
+ * ^GOOD for each good in refs/bisect/ order, which is hex order, then
+ * "-- paths"; limited; first_parent_only on request), and find_bisection()
+ * takes every commit of that walk not UNINTERESTING, with its flags and
+ * parents. Equal lists, order, parents and flags therefore mean the same
+ * candidate graph. (git bisect's very first step also runs an ancestry
+ * check walk in the same process first; commits it parsed can change
+ * timing-dependent simplifications. The graph is the one of every later
+ * step, i.e. of "git rev-list".)
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <spawn.h>
+
+#include <git2.h>
+#include <git2/sys/mempack.h>
+
+#include "conf/strmap.h"
+#include "ktest/vcs.h"
+
+#define BASE_TIME 1600000000
+
+static char top[64];		/* everything the tests make lives here */
+static unsigned dirs;
+
+/* ---- plumbing ---- */
+
+static int rm_one(const char *path, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+static void rm_rf(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *new_dir(void)
+{
+	char *d = xasprintf("%s/d%u", top, dirs++);
+
+	assert_int_equal(mkdir(d, 0755), 0);
+	return d;
+}
+
+/* Runs a shell command line, returns its exit status; output in *out. */
+static int run(struct sbuf *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int run(struct sbuf *out, const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	char *cmd;
+	FILE *p;
+	size_t n;
+	int st;
+
+	va_start(ap, fmt);
+	n = (size_t)vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	cmd = xmalloc(n + 1);
+	va_start(ap, fmt);
+	vsnprintf(cmd, n + 1, fmt, ap);
+	va_end(ap);
+	sbuf_reset(out);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
+		sbuf_addn(out, buf, n);
+	st = pclose(p);
+	free(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+extern char **environ;
+
+/*
+ * git with these arguments, no shell in between (the hot path of the
+ * random tests: a shell costs as much again as git itself).
+ */
+static int gitv(struct sbuf *out, char *const *argv)
+{
+	posix_spawn_file_actions_t fa;
+	char buf[4096];
+	int fd[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	assert_int_equal(pipe(fd), 0);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addclose(&fa, fd[1]);
+	assert_int_equal(posix_spawnp(&pid, "git", &fa, NULL, argv, environ),
+			 0);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	sbuf_reset(out);
+	while ((n = read(fd[0], buf, sizeof(buf))) > 0)
+		sbuf_addn(out, buf, (size_t)n);
+	close(fd[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* An argv under construction. */
+struct args {
+	char *v[64];
+	size_t n;
+};
+
+static void arg(struct args *a, const char *s)
+{
+	assert_true(a->n + 2 < sizeof(a->v) / sizeof(a->v[0]));
+	a->v[a->n++] = (char *)s;
+	a->v[a->n] = NULL;
+}
+
+static void args_git(struct args *a, const char *dir, bool graph)
+{
+	a->n = 0;
+	arg(a, "git");
+	arg(a, "-C");
+	arg(a, dir);
+	arg(a, "-c");
+	arg(a, graph ? "core.commitGraph=true" : "core.commitGraph=false");
+}
+
+/* ---- writing histories with libgit2 ---- */
+
+struct file {
+	const char *path;
+	const char *content;	/* NULL: absent */
+};
+
+/* Contents starting with \x01 are binary: '~' stands for a NUL byte. */
+static git_oid write_blob(git_repository *r, const char *s)
+{
+	char *b = xstrdup(s);
+	git_oid id;
+
+	if (b[0] == '\x01')
+		for (char *p = b; *p; p++)
+			if (*p == '~')
+				*p = '\0';
+	assert_int_equal(git_blob_create_from_buffer(&id, r, b, strlen(s)), 0);
+	free(b);
+	return id;
+}
+
+/* The tree of the files under prefix (plen bytes of each path). */
+static git_oid build_tree(git_repository *r, const struct file *f, size_t n,
+			  const char *prefix, size_t plen)
+{
+	git_treebuilder *tb;
+	git_oid id;
+
+	assert_int_equal(git_treebuilder_new(&tb, r, NULL), 0);
+	for (size_t i = 0; i < n; i++) {
+		const char *rest, *slash;
+		char *name;
+
+		if (!f[i].content || strncmp(f[i].path, prefix, plen))
+			continue;
+		rest = f[i].path + plen;
+		slash = strchr(rest, '/');
+		if (!slash) {
+			id = write_blob(r, f[i].content);
+			assert_int_equal(git_treebuilder_insert(NULL, tb, rest,
+					 &id, GIT_FILEMODE_BLOB), 0);
+			continue;
+		}
+		name = xstrndup(rest, (size_t)(slash - rest));
+		if (!git_treebuilder_get(tb, name)) {
+			id = build_tree(r, f, n, f[i].path,
+					(size_t)(slash - f[i].path) + 1);
+			assert_int_equal(git_treebuilder_insert(NULL, tb, name,
+					 &id, GIT_FILEMODE_TREE), 0);
+		}
+		free(name);
+	}
+	assert_int_equal(git_treebuilder_write(&id, tb), 0);
+	git_treebuilder_free(tb);
+	return id;
+}
+
+static git_oid tree_of(git_repository *r, const struct file *f, size_t n)
+{
+	return build_tree(r, f, n, "", 0);
+}
+
+static git_oid commit_at(git_repository *r, const git_oid *tree,
+			 const git_oid *parents, size_t np, int64_t when,
+			 const char *msg)
+{
+	const git_commit *pc[8];
+	git_signature *sig;
+	git_tree *t;
+	git_oid id;
+
+	assert_true(np <= 8);
+	for (size_t i = 0; i < np; i++)
+		assert_int_equal(git_commit_lookup((git_commit **)&pc[i], r,
+						   &parents[i]), 0);
+	assert_int_equal(git_tree_lookup(&t, r, tree), 0);
+	assert_int_equal(git_signature_new(&sig, "A U Thor", "a@example.com",
+					   when, 0), 0);
+	assert_int_equal(git_commit_create(&id, r, NULL, sig, sig, NULL, msg,
+					   t, np, pc), 0);
+	git_signature_free(sig);
+	git_tree_free(t);
+	for (size_t i = 0; i < np; i++)
+		git_commit_free((git_commit *)pc[i]);
+	return id;
+}
+
+static void set_ref(git_repository *r, const char *name, const git_oid *id)
+{
+	git_reference *ref;
+
+	assert_int_equal(git_reference_create(&ref, r, name, id, 1, NULL), 0);
+	git_reference_free(ref);
+}
+
+static void hex(char out[KB_ID_LEN], const git_oid *id)
+{
+	git_oid_tostr(out, KB_ID_LEN, id);
+}
+
+/* A repository in a new directory, HEAD at refs/heads/main. */
+static git_repository *new_repo(char **dir)
+{
+	git_repository *r;
+
+	*dir = new_dir();
+	assert_int_equal(git_repository_init(&r, *dir, 0), 0);
+	assert_int_equal(git_repository_set_head(r, "refs/heads/main"), 0);
+	return r;
+}
+
+static struct kvcs *open_ok(const char *dir)
+{
+	char err[512];
+	struct kvcs *v = kvcs_open(dir, err, sizeof(err));
+
+	if (!v)
+		print_error("kvcs_open(%s): %s\n", dir, err);
+	assert_non_null(v);
+	return v;
+}
+
+static void assert_err_has(struct kvcs *v, const char *what)
+{
+	if (!strstr(kvcs_error(v), what))
+		print_error("error \"%s\" lacks \"%s\"\n", kvcs_error(v), what);
+	assert_non_null(strstr(kvcs_error(v), what));
+}
+
+/* ---- open, resolve ---- */
+
+static void test_open_errors(void **state)
+{
+	char err[512], *dir = new_dir();
+	struct kvcs_commit c;
+	struct kvcs_list l;
+	struct kb_graph g;
+
+	assert_null(kvcs_open(NULL, err, sizeof(err)));
+	assert_null(kvcs_open(dir, err, sizeof(err)));
+	assert_non_null(strstr(err, dir));
+	assert_non_null(strstr(err, "is not a git work tree"));
+	/* libgit2's own words follow */
+	assert_non_null(strstr(err, "could not find repository"));
+	assert_null(kvcs_open("/nonexistent/ktest", err, sizeof(err)));
+	assert_non_null(strstr(err, "/nonexistent/ktest"));
+
+	/* NULL everywhere: errors, no crash */
+	assert_string_equal(kvcs_error(NULL), "no repository");
+	kvcs_close(NULL);
+	kvcs_list_free(NULL);
+	kvcs_commit_clear(NULL);
+	kvcs_graph_free(NULL);
+	kvcs_free_paths(NULL, 3);
+	assert_int_equal(kvcs_resolve(NULL, "HEAD", &c), -1);
+	assert_int_equal(kvcs_range(NULL, NULL, "HEAD", false, &l), -1);
+	assert_int_equal(kvcs_bisect_graph(NULL, "HEAD", NULL, 0, NULL, 0,
+					   false, &g, NULL, NULL), -1);
+	assert_int_equal(kvcs_checkout(NULL, "HEAD", false), -1);
+	assert_int_equal(kvcs_is_ancestor(NULL, "a", "b"), -1);
+	free(dir);
+}
+
+static void test_bare_and_empty(void **state)
+{
+	char err[512], *dir = new_dir(), **paths;
+	git_repository *r;
+	struct kvcs_commit c;
+	struct kvcs_list l;
+	struct kb_graph g;
+	struct kvcs *v;
+	size_t n;
+
+	assert_int_equal(git_repository_init(&r, dir, 1), 0);
+	git_repository_free(r);
+	assert_null(kvcs_open(dir, err, sizeof(err)));
+	assert_non_null(strstr(err, "bare"));
+	free(dir);
+
+	r = new_repo(&dir);
+	v = open_ok(dir);
+	assert_int_equal(kvcs_head(v, &c), -1);
+	assert_err_has(v, "no commit yet");
+	assert_int_equal(kvcs_resolve(v, "HEAD", &c), -1);
+	assert_err_has(v, "unknown revision 'HEAD'");
+	assert_int_equal(kvcs_resolve(v, "", &c), -1);
+	assert_int_equal(kvcs_resolve(v, NULL, &c), -1);
+	assert_int_equal(kvcs_range(v, NULL, "HEAD", false, &l), -1);
+	assert_int_equal(kvcs_bisect_graph(v, "HEAD", NULL, 0, NULL, 0, false,
+					   &g, NULL, NULL), -1);
+	assert_int_equal(kvcs_dirty_files(v, &paths, &n), 0);
+	assert_int_equal(n, 0);
+	kvcs_free_paths(paths, n);
+	assert_int_equal(kvcs_worktree_add(v, "w", "/tmp/x", "HEAD"), -1);
+	kvcs_close(v);
+	git_repository_free(r);
+	free(dir);
+}
+
+static void test_resolve(void **state)
+{
+	struct file f[] = { { "a", "1\n" } };
+	git_oid t, c[5], tag;
+	git_object *obj;
+	git_signature *sig;
+	git_reference *ref;
+	git_repository *r;
+	char *dir, id[5][KB_ID_LEN], tagid[KB_ID_LEN], shortid[8];
+	struct kvcs_commit k;
+	struct kvcs *v;
+
+	r = new_repo(&dir);
+	for (int i = 0; i < 5; i++) {
+		char content[16], msg[64];
+
+		snprintf(content, sizeof(content), "%d\n", i);
+		f[0].content = content;
+		t = tree_of(r, f, 1);
+		snprintf(msg, sizeof(msg), "commit %d\n\nthe body\n", i);
+		c[i] = commit_at(r, &t, i ? &c[i - 1] : NULL, i ? 1 : 0,
+				 BASE_TIME + i, msg);
+		hex(id[i], &c[i]);
+	}
+	set_ref(r, "refs/heads/main", &c[4]);
+	set_ref(r, "refs/heads/topic", &c[1]);
+	assert_int_equal(git_object_lookup(&obj, r, &c[2], GIT_OBJECT_COMMIT),
+			 0);
+	assert_int_equal(git_tag_create_lightweight(&tag, r, "light", obj, 0), 0);
+	git_object_free(obj);
+	assert_int_equal(git_object_lookup(&obj, r, &c[3], GIT_OBJECT_COMMIT),
+			 0);
+	assert_int_equal(git_signature_new(&sig, "T", "t@e", BASE_TIME, 0), 0);
+	assert_int_equal(git_tag_create(&tag, r, "v1.0", obj, sig, "v1.0\n", 0), 0);
+	git_signature_free(sig);
+	git_object_free(obj);
+	hex(tagid, &tag);
+	/* a tag of a tag peels twice */
+	assert_int_equal(git_reference_create(&ref, r, "refs/tags/v1.0-again",
+					      &tag, 0, NULL), 0);
+	git_reference_free(ref);
+
+	v = open_ok(dir);
+	struct { const char *rev; int want; } cases[] = {
+		{ "HEAD", 4 }, { "main", 4 }, { "refs/heads/main", 4 },
+		{ "HEAD~2", 2 }, { "HEAD^", 3 }, { "main~4", 0 },
+		{ "topic", 1 }, { "light", 2 }, { "v1.0", 3 },
+		{ "refs/tags/v1.0", 3 }, { "v1.0^{commit}", 3 },
+		{ "v1.0~1", 2 }, { "v1.0-again", 3 }, { "HEAD@{0}", 4 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (kvcs_resolve(v, cases[i].rev, &k))
+			print_error("%s: %s\n", cases[i].rev, kvcs_error(v));
+		assert_string_equal(k.id, id[cases[i].want]);
+		kvcs_commit_clear(&k);
+	}
+	assert_int_equal(kvcs_resolve(v, id[1], &k), 0);
+	assert_string_equal(k.id, id[1]);
+	assert_string_equal(k.subject, "commit 1");
+	kvcs_commit_clear(&k);
+	memcpy(shortid, id[2], 7);
+	shortid[7] = '\0';
+	assert_int_equal(kvcs_resolve(v, shortid, &k), 0);
+	assert_string_equal(k.id, id[2]);
+	kvcs_commit_clear(&k);
+	/* the id of the tag object itself */
+	assert_int_equal(kvcs_resolve(v, tagid, &k), 0);
+	assert_string_equal(k.id, id[3]);
+	kvcs_commit_clear(&k);
+	assert_int_equal(kvcs_head(v, &k), 0);
+	assert_string_equal(k.id, id[4]);
+	kvcs_commit_clear(&k);
+
+	/* errors carry the revision and libgit2's reason */
+	assert_int_equal(kvcs_resolve(v, "v9.9", &k), -1);
+	assert_string_equal(kvcs_error(v),
+			    "unknown revision 'v9.9': revspec 'v9.9' not found");
+	assert_int_equal(kvcs_resolve(v, "HEAD~9", &k), -1);
+	assert_err_has(v, "'HEAD~9'");
+	assert_int_equal(kvcs_resolve(v, "HEAD^{tree}", &k), -1);
+	assert_err_has(v, "'HEAD^{tree}' is not a commit");
+	assert_int_equal(kvcs_resolve(v, "main..topic", &k), -1);
+	assert_int_equal(kvcs_resolve(v, "0000000000000000000000000000000000000000",
+				      &k), -1);
+
+	assert_int_equal(kvcs_is_ancestor(v, "topic", "main"), 1);
+	assert_int_equal(kvcs_is_ancestor(v, "main", "topic"), 0);
+	assert_int_equal(kvcs_is_ancestor(v, "v1.0", "v1.0^{commit}"), 1);
+	assert_int_equal(kvcs_is_ancestor(v, "nope", "main"), -1);
+	assert_err_has(v, "'nope'");
+	kvcs_close(v);
+	git_repository_free(r);
+	free(dir);
+}
+
+/* ---- a small history with a side branch ---- */
+
+/*
+ *   c1 - c2 - c3 ------- m - c4        main
+ *          \            /
+ *           s1 - s2 ---'               side
+ */
+struct small {
+	git_repository *r;
+	char *dir;
+	git_oid c1, c2, c3, s1, s2, m, c4;
+	char h_c1[KB_ID_LEN], h_c2[KB_ID_LEN], h_c3[KB_ID_LEN];
+	char h_s1[KB_ID_LEN], h_s2[KB_ID_LEN], h_m[KB_ID_LEN];
+	char h_c4[KB_ID_LEN];
+};
+
+static void make_small(struct small *s)
+{
+	struct file f[] = {
+		{ "a", "a1\n" }, { "b", "b1\n" }, { "dir/c", "c1\n" },
+		{ "e", NULL }, { "k", "keep\n" },
+	};
+	git_oid t, p[2];
+
+	s->r = new_repo(&s->dir);
+	t = tree_of(s->r, f, 5);
+	s->c1 = commit_at(s->r, &t, NULL, 0, BASE_TIME, "c1");
+	f[0].content = "a2\n";
+	t = tree_of(s->r, f, 5);
+	s->c2 = commit_at(s->r, &t, &s->c1, 1, BASE_TIME + 10, "c2");
+	f[1].content = NULL;			/* b removed */
+	f[3].content = "e3\n";			/* e added */
+	t = tree_of(s->r, f, 5);
+	s->c3 = commit_at(s->r, &t, &s->c2, 1, BASE_TIME + 20, "c3");
+	{
+		struct file g[] = {
+			{ "a", "a2\n" }, { "b", "b1\n" }, { "dir/c", "c-s1\n" },
+			{ "k", "keep\n" },
+		};
+
+		t = tree_of(s->r, g, 4);
+		s->s1 = commit_at(s->r, &t, &s->c2, 1, BASE_TIME + 15, "s1");
+		g[2].content = "c-s2\n";
+		t = tree_of(s->r, g, 4);
+		s->s2 = commit_at(s->r, &t, &s->s1, 1, BASE_TIME + 25, "s2");
+	}
+	f[2].content = "c-s2\n";
+	t = tree_of(s->r, f, 5);
+	p[0] = s->c3;
+	p[1] = s->s2;
+	s->m = commit_at(s->r, &t, p, 2, BASE_TIME + 30, "merge side");
+	f[0].content = "a4\n";
+	t = tree_of(s->r, f, 5);
+	s->c4 = commit_at(s->r, &t, &s->m, 1, BASE_TIME + 40, "c4");
+	set_ref(s->r, "refs/heads/main", &s->c4);
+	set_ref(s->r, "refs/heads/side", &s->s2);
+	hex(s->h_c1, &s->c1);
+	hex(s->h_c2, &s->c2);
+	hex(s->h_c3, &s->c3);
+	hex(s->h_s1, &s->s1);
+	hex(s->h_s2, &s->s2);
+	hex(s->h_m, &s->m);
+	hex(s->h_c4, &s->c4);
+}
+
+static void free_small(struct small *s)
+{
+	git_repository_free(s->r);
+	free(s->dir);
+}
+
+static bool in_list(const struct kvcs_list *l, const char *id, size_t *at)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		if (!strcmp(l->v[i].id, id)) {
+			if (at)
+				*at = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Every commit after its parents that are listed too. */
+static void assert_parents_first(git_repository *r, const struct kvcs_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		git_commit *c;
+		git_oid id;
+
+		assert_int_equal(git_oid_fromstr(&id, l->v[i].id), 0);
+		assert_int_equal(git_commit_lookup(&c, r, &id), 0);
+		for (unsigned k = 0; k < git_commit_parentcount(c); k++) {
+			char ph[KB_ID_LEN];
+			size_t at;
+
+			hex(ph, git_commit_parent_id(c, k));
+			if (in_list(l, ph, &at))
+				assert_true(at < i);
+		}
+		git_commit_free(c);
+	}
+}
+
+static void assert_list(const struct kvcs_list *l, const char *const *want,
+			size_t n)
+{
+	if (l->n != n)
+		print_error("got %zu commits, want %zu\n", l->n, n);
+	assert_int_equal(l->n, n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(l->v[i].id, want[i]);
+}
+
+/* The same set as git's "rev-list from^@ to" (git's own order may differ). */
+static void assert_range_like_git(struct small *s, struct kvcs_list *l,
+				  const char *from, const char *to, bool fp)
+{
+	struct sbuf out;
+	size_t n = 0;
+	char *line, *save = NULL;
+
+	sbuf_init(&out);
+	assert_int_equal(run(&out, "git -C %s rev-list %s %s --not %s%s",
+			     s->dir, fp ? "--first-parent" : "", to,
+			     from ? from : "", from ? "^@" : ""), 0);
+	for (line = strtok_r(out.buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), n++)
+		assert_true(in_list(l, line, NULL));
+	assert_int_equal(n, l->n);
+	sbuf_free(&out);
+}
+
+static void test_range(void **state)
+{
+	struct small s;
+	struct kvcs_list l;
+	struct kvcs *v;
+
+	make_small(&s);
+	v = open_ok(s.dir);
+
+	assert_int_equal(kvcs_range(v, s.h_c2, "main", false, &l), 0);
+	assert_int_equal(l.n, 6);
+	assert_string_equal(l.v[0].id, s.h_c2);
+	assert_string_equal(l.v[5].id, s.h_c4);
+	assert_string_equal(l.v[5].subject, "c4");
+	assert_false(in_list(&l, s.h_c1, NULL));
+	assert_parents_first(s.r, &l);
+	assert_range_like_git(&s, &l, s.h_c2, "main", false);
+	kvcs_list_free(&l);
+
+	{
+		const char *want[] = { s.h_c2, s.h_c3, s.h_m, s.h_c4 };
+
+		assert_int_equal(kvcs_range(v, s.h_c2, "main", true, &l), 0);
+		assert_list(&l, want, 4);
+		assert_range_like_git(&s, &l, s.h_c2, "main", true);
+		kvcs_list_free(&l);
+	}
+	/* s1^@..m: c3 is no descendant of s1, but no ancestor of c2 either */
+	assert_int_equal(kvcs_range(v, s.h_s1, s.h_m, false, &l), 0);
+	assert_int_equal(l.n, 4);
+	assert_true(in_list(&l, s.h_c3, NULL));
+	assert_string_equal(l.v[3].id, s.h_m);
+	assert_parents_first(s.r, &l);
+	assert_range_like_git(&s, &l, s.h_s1, s.h_m, false);
+	kvcs_list_free(&l);
+	{
+		const char *want[] = { s.h_c4 };
+
+		assert_int_equal(kvcs_range(v, "main", "main", false, &l), 0);
+		assert_list(&l, want, 1);
+		kvcs_list_free(&l);
+	}
+	/* everything */
+	assert_int_equal(kvcs_range(v, NULL, "main", false, &l), 0);
+	assert_int_equal(l.n, 7);
+	assert_string_equal(l.v[0].id, s.h_c1);
+	assert_parents_first(s.r, &l);
+	assert_range_like_git(&s, &l, NULL, "main", false);
+	kvcs_list_free(&l);
+	/* a root as from: from^@ is nothing */
+	assert_int_equal(kvcs_range(v, s.h_c1, "main", true, &l), 0);
+	assert_int_equal(l.n, 5);
+	kvcs_list_free(&l);
+
+	/* errors name both ends */
+	assert_int_equal(kvcs_range(v, s.h_s1, s.h_c3, false, &l), -1);
+	assert_err_has(v, "is not an ancestor of");
+	assert_err_has(v, s.h_s1);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(kvcs_range(v, s.h_s1, "main", true, &l), -1);
+	assert_err_has(v, "is not on the first-parent line of 'main'");
+	assert_int_equal(kvcs_range(v, "nope", "main", false, &l), -1);
+	assert_err_has(v, "unknown revision 'nope'");
+	assert_int_equal(kvcs_range(v, s.h_c1, "nope", false, &l), -1);
+	assert_err_has(v, "'nope'");
+	kvcs_close(v);
+	free_small(&s);
+}
+
+static void test_touched_files(void **state)
+{
+	struct small s;
+	struct kvcs *v;
+	char **p;
+	size_t n;
+
+	make_small(&s);
+	v = open_ok(s.dir);
+	assert_int_equal(kvcs_touched_files(v, s.h_c3, &p, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(p[0], "b");		/* deleted */
+	assert_string_equal(p[1], "e");		/* added */
+	assert_null(p[2]);
+	kvcs_free_paths(p, n);
+	/* a root: everything */
+	assert_int_equal(kvcs_touched_files(v, s.h_c1, &p, &n), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(p[0], "a");
+	assert_string_equal(p[1], "b");
+	assert_string_equal(p[2], "dir/c");
+	assert_string_equal(p[3], "k");
+	kvcs_free_paths(p, n);
+	/* a merge: against its first parent */
+	assert_int_equal(kvcs_touched_files(v, s.h_m, &p, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(p[0], "dir/c");
+	kvcs_free_paths(p, n);
+	assert_int_equal(kvcs_touched_files(v, "nope", &p, &n), -1);
+	assert_null(p);
+	assert_int_equal(n, 0);
+
+	/* a rename lists both names */
+	{
+		struct file f[] = { { "old", "same\n" }, { "new", NULL } };
+		git_oid t, c1, c2;
+		char h[KB_ID_LEN];
+
+		t = tree_of(s.r, f, 2);
+		c1 = commit_at(s.r, &t, &s.c4, 1, BASE_TIME + 50, "x");
+		f[0].content = NULL;
+		f[1].content = "same\n";
+		t = tree_of(s.r, f, 2);
+		c2 = commit_at(s.r, &t, &c1, 1, BASE_TIME + 60, "rename");
+		hex(h, &c2);
+		assert_int_equal(kvcs_touched_files(v, h, &p, &n), 0);
+		assert_int_equal(n, 2);
+		assert_string_equal(p[0], "new");
+		assert_string_equal(p[1], "old");
+		kvcs_free_paths(p, n);
+
+		/* a file turned symlink: one path, once */
+		{
+			git_treebuilder *tb;
+			git_oid blob = write_blob(s.r, "target"), c3;
+
+			assert_int_equal(git_treebuilder_new(&tb, s.r, NULL),
+					 0);
+			assert_int_equal(git_treebuilder_insert(NULL, tb, "new",
+					 &blob, GIT_FILEMODE_LINK), 0);
+			assert_int_equal(git_treebuilder_write(&t, tb), 0);
+			git_treebuilder_free(tb);
+			c3 = commit_at(s.r, &t, &c2, 1, BASE_TIME + 70, "link");
+			hex(h, &c3);
+			assert_int_equal(kvcs_touched_files(v, h, &p, &n), 0);
+			assert_int_equal(n, 1);
+			assert_string_equal(p[0], "new");
+			kvcs_free_paths(p, n);
+		}
+	}
+	kvcs_close(v);
+	free_small(&s);
+}
+
+/* ---- git cherry ---- */
+
+static void test_cherry(void **state)
+{
+	struct file base[] = {
+		{ "a", "1\n2\n3\n4\n5\n6\n7\n8\n9\n" }, { "b", "b\n" },
+		{ "bin", "\x01\x02~\x03" },
+	};
+	struct file f[3];
+	git_oid t, b0, u1, u2, u3, t1, t2, t3, t4, tm, p[2];
+	char *dir, h[KB_ID_LEN], want[8][KB_ID_LEN];
+	git_repository *r;
+	struct kvcs_list l;
+	struct sbuf out;
+	struct kvcs *v;
+	size_t nwant = 0;
+
+	r = new_repo(&dir);
+	t = tree_of(r, base, 3);
+	b0 = commit_at(r, &t, NULL, 0, BASE_TIME, "base");
+
+	/* upstream: the change of t1 (same patch, other place), u2, u3 */
+	memcpy(f, base, sizeof(f));
+	f[1].content = "b\nupstream\n";
+	t = tree_of(r, f, 3);
+	u1 = commit_at(r, &t, &b0, 1, BASE_TIME + 10, "upstream u1");
+	f[0].content = "1\n2\nTWO\n3\n4\n5\n6\n7\n8\n9\n";
+	t = tree_of(r, f, 3);
+	u2 = commit_at(r, &t, &u1, 1, BASE_TIME + 20, "picked t1");
+	f[2].content = "\x01\x02~\x03upstream";
+	t = tree_of(r, f, 3);
+	u3 = commit_at(r, &t, &u2, 1, BASE_TIME + 30, "binary upstream");
+
+	/* topic: t1 (picked upstream), t2, binary t3 (differs), merge, t4 */
+	memcpy(f, base, sizeof(f));
+	f[0].content = "1\n2\nTWO\n3\n4\n5\n6\n7\n8\n9\n";
+	t = tree_of(r, f, 3);
+	t1 = commit_at(r, &t, &b0, 1, BASE_TIME + 11, "t1");
+	f[0].content = "1\n2\nTWO\n3\n4\n5\n6\n7\n8\nNINE\n";
+	t = tree_of(r, f, 3);
+	t2 = commit_at(r, &t, &t1, 1, BASE_TIME + 21, "t2");
+	f[2].content = "\x01\x02~\x03topic";
+	t = tree_of(r, f, 3);
+	t3 = commit_at(r, &t, &t2, 1, BASE_TIME + 31, "binary topic");
+	p[0] = t3;
+	p[1] = u1;
+	f[1].content = "b\nupstream\n";
+	t = tree_of(r, f, 3);
+	tm = commit_at(r, &t, p, 2, BASE_TIME + 41, "merge u1");
+	f[1].content = "b\nupstream\nmore\n";
+	t = tree_of(r, f, 3);
+	t4 = commit_at(r, &t, &tm, 1, BASE_TIME + 51, "t4");
+	set_ref(r, "refs/heads/upstream", &u3);
+	set_ref(r, "refs/heads/topic", &t4);
+
+	v = open_ok(dir);
+	assert_int_equal(kvcs_cherry(v, "upstream", "topic", &l), 0);
+	/* git cherry's "+" lines, in its order */
+	sbuf_init(&out);
+	assert_int_equal(run(&out, "git -C %s cherry upstream topic", dir), 0);
+	for (char *s = out.buf; s && *s; ) {
+		char *e = strchr(s, '\n');
+
+		if (*s == '+' && nwant < 8) {
+			memcpy(want[nwant], s + 2, KB_ID_LEN - 1);
+			want[nwant++][KB_ID_LEN - 1] = '\0';
+		}
+		s = e ? e + 1 : NULL;
+	}
+	assert_int_equal(l.n, nwant);
+	for (size_t i = 0; i < l.n; i++)
+		assert_string_equal(l.v[i].id, want[i]);
+	/* and what that is: t2, binary t3 (differs from upstream's), t4 */
+	assert_int_equal(l.n, 3);
+	hex(h, &t2);
+	assert_string_equal(l.v[0].id, h);
+	assert_string_equal(l.v[0].subject, "t2");
+	hex(h, &t3);
+	assert_string_equal(l.v[1].id, h);
+	hex(h, &t4);
+	assert_string_equal(l.v[2].id, h);
+	kvcs_list_free(&l);
+
+	assert_int_equal(kvcs_cherry(v, "topic", "topic", &l), 0);
+	assert_int_equal(l.n, 0);
+	assert_int_equal(kvcs_cherry(v, "nope", "topic", &l), -1);
+	assert_err_has(v, "unknown revision 'nope'");
+	kvcs_close(v);
+	sbuf_free(&out);
+	git_repository_free(r);
+	free(dir);
+}
+
+/* ---- status, checkout ---- */
+
+static const struct timespec OLD = { 978307200, 0 };	/* 2001-01-01 */
+
+static void age(const char *dir, const char *path)
+{
+	struct timespec ts[2] = { OLD, OLD };
+	char *p = xasprintf("%s/%s", dir, path);
+
+	assert_int_equal(utimensat(AT_FDCWD, p, ts, AT_SYMLINK_NOFOLLOW), 0);
+	free(p);
+}
+
+static bool is_old(const char *dir, const char *path)
+{
+	char *p = xasprintf("%s/%s", dir, path);
+	struct stat st;
+
+	assert_int_equal(stat(p, &st), 0);
+	free(p);
+	return st.st_mtim.tv_sec == OLD.tv_sec;
+}
+
+static bool exists(const char *dir, const char *path)
+{
+	char *p = xasprintf("%s/%s", dir, path);
+	struct stat st;
+	bool r = lstat(p, &st) == 0;
+
+	free(p);
+	return r;
+}
+
+static void put(const char *dir, const char *path, const char *s)
+{
+	char *p = xasprintf("%s/%s", dir, path);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(s, f);
+	fclose(f);
+	free(p);
+}
+
+static char *slurp(const char *dir, const char *path)
+{
+	char *p = xasprintf("%s/%s", dir, path), buf[256];
+	FILE *f = fopen(p, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	free(p);
+	return xstrdup(buf);
+}
+
+static void assert_head_detached_at(git_repository *r, const char *id)
+{
+	git_reference *head;
+	char h[KB_ID_LEN];
+
+	assert_int_equal(git_repository_head_detached(r), 1);
+	assert_int_equal(git_repository_head(&head, r), 0);
+	hex(h, git_reference_target(head));
+	assert_string_equal(h, id);
+	git_reference_free(head);
+}
+
+static void assert_dirty(struct kvcs *v, const char *const *want, size_t n)
+{
+	char **p;
+	size_t np;
+
+	assert_int_equal(kvcs_dirty_files(v, &p, &np), 0);
+	if (np != n)
+		for (size_t i = 0; i < np; i++)
+			print_error("dirty: %s\n", p[i]);
+	assert_int_equal(np, n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(p[i], want[i]);
+	kvcs_free_paths(p, np);
+}
+
+static void age_all(const char *dir, const char *const *paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		age(dir, paths[i]);
+}
+
+static void test_checkout(void **state)
+{
+	const char *all[] = { "a", "dir/c", "e", "k" };
+	struct small s;
+	struct kvcs *v;
+	git_repository *r;
+	git_index *idx;
+	char *txt, *p;
+
+	make_small(&s);
+	v = open_ok(s.dir);
+	/* HEAD is main but nothing is checked out: only force will do */
+	assert_int_equal(kvcs_checkout(v, "main", false), -1);
+	assert_err_has(v, "local changes to 4 files would be lost");
+	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+	assert_head_detached_at(s.r, s.h_c4);
+	assert_dirty(v, NULL, 0);
+
+	/* c4 -> c2: a and dir/c rewritten, e goes, b comes, k untouched */
+	age_all(s.dir, all, 4);
+	put(s.dir, "junk.o", "untracked\n");
+	assert_int_equal(kvcs_checkout(v, s.h_c2, false), 0);
+	assert_head_detached_at(s.r, s.h_c2);
+	assert_true(is_old(s.dir, "k"));
+	assert_false(is_old(s.dir, "a"));
+	assert_false(is_old(s.dir, "dir/c"));
+	assert_true(exists(s.dir, "b"));
+	assert_false(exists(s.dir, "e"));
+	assert_true(exists(s.dir, "junk.o"));	/* untracked stays */
+
+	/* c2 -> c3: only b and e change; a, dir/c, k keep their mtimes */
+	{
+		const char *now[] = { "a", "b", "dir/c", "k" };
+
+		age_all(s.dir, now, 4);
+	}
+	assert_int_equal(kvcs_checkout(v, s.h_c3, false), 0);
+	assert_true(is_old(s.dir, "a"));
+	assert_true(is_old(s.dir, "dir/c"));
+	assert_true(is_old(s.dir, "k"));
+	assert_false(exists(s.dir, "b"));
+	assert_false(is_old(s.dir, "e"));
+
+	/* c3 -> the merge: dir/c only */
+	age_all(s.dir, all, 4);
+	assert_int_equal(kvcs_checkout(v, s.h_m, false), 0);
+	assert_head_detached_at(s.r, s.h_m);
+	assert_true(is_old(s.dir, "a"));
+	assert_true(is_old(s.dir, "e"));
+	assert_true(is_old(s.dir, "k"));
+	assert_false(is_old(s.dir, "dir/c"));
+	txt = slurp(s.dir, "dir/c");
+	assert_string_equal(txt, "c-s2\n");
+	free(txt);
+
+	/* local changes: listed, and the checkout refuses naming them */
+	put(s.dir, "a", "local\n");
+	{
+		const char *want[] = { "a" };
+
+		assert_dirty(v, want, 1);
+	}
+	assert_int_equal(kvcs_checkout(v, s.h_c4, false), -1);
+	assert_err_has(v, "local changes to 1 file would be lost: a");
+	assert_err_has(v, s.h_c4);
+	assert_head_detached_at(s.r, s.h_m);
+	txt = slurp(s.dir, "a");
+	assert_string_equal(txt, "local\n");
+	free(txt);
+	/* staged, deleted, "git rm --cached" */
+	assert_int_equal(git_repository_index(&idx, s.r), 0);
+	put(s.dir, "new", "staged\n");
+	assert_int_equal(git_index_add_bypath(idx, "new"), 0);
+	assert_int_equal(git_index_remove_bypath(idx, "e"), 0);
+	assert_int_equal(git_index_write(idx), 0);
+	git_index_free(idx);
+	p = xasprintf("%s/dir/c", s.dir);
+	assert_int_equal(unlink(p), 0);
+	free(p);
+	{
+		const char *want[] = { "a", "dir/c", "e", "new" };
+
+		assert_dirty(v, want, 4);
+	}
+	assert_int_equal(kvcs_checkout(v, s.h_c4, false), -1);
+	assert_err_has(v, "local changes to 4 files would be lost: a, dir/c, e, new");
+
+	/* force: back to exactly c4 */
+	assert_int_equal(kvcs_checkout(v, s.h_c4, true), 0);
+	assert_head_detached_at(s.r, s.h_c4);
+	txt = slurp(s.dir, "a");
+	assert_string_equal(txt, "a4\n");
+	free(txt);
+	assert_true(exists(s.dir, "dir/c"));
+	assert_true(exists(s.dir, "junk.o"));
+	assert_dirty(v, NULL, 0);
+
+	/* an untracked file where the target has a tracked one */
+	assert_int_equal(kvcs_checkout(v, s.h_c2, false), 0);
+	put(s.dir, "e", "mine\n");
+	assert_int_equal(kvcs_checkout(v, s.h_c3, false), -1);
+	assert_err_has(v, "would overwrite untracked files: e");
+	txt = slurp(s.dir, "e");
+	assert_string_equal(txt, "mine\n");
+	free(txt);
+	assert_head_detached_at(s.r, s.h_c2);
+	assert_int_equal(kvcs_checkout(v, s.h_c3, true), 0);
+	txt = slurp(s.dir, "e");
+	assert_string_equal(txt, "e3\n");
+	free(txt);
+
+	assert_int_equal(kvcs_checkout(v, "nope", true), -1);
+	assert_err_has(v, "unknown revision 'nope'");
+	kvcs_close(v);
+
+	/* git agrees: HEAD detached, work tree clean */
+	{
+		struct sbuf out;
+
+		sbuf_init(&out);
+		assert_int_equal(run(&out, "git -C %s status --porcelain --untracked-files=no",
+				     s.dir), 0);
+		assert_string_equal(sbuf_str(&out), "");
+		assert_int_equal(run(&out, "git -C %s symbolic-ref -q HEAD",
+				     s.dir), 1);
+		assert_int_equal(run(&out, "git -C %s rev-parse HEAD", s.dir), 0);
+		assert_memory_equal(out.buf, s.h_c3, 40);
+		sbuf_free(&out);
+	}
+	/* and a repository opened afresh sees it */
+	assert_int_equal(git_repository_open(&r, s.dir), 0);
+	assert_head_detached_at(r, s.h_c3);
+	git_repository_free(r);
+	free_small(&s);
+}
+
+/* ---- worktrees ---- */
+
+static bool has_branch(git_repository *r, const char *name)
+{
+	git_reference *ref;
+
+	if (git_branch_lookup(&ref, r, name, GIT_BRANCH_LOCAL))
+		return false;
+	git_reference_free(ref);
+	return true;
+}
+
+static void test_worktrees(void **state)
+{
+	struct small s;
+	struct kvcs *v;
+	struct sbuf out;
+	char *w1, *w2, *w3, *txt;
+	git_repository *wr;
+	git_worktree *wt;
+
+	make_small(&s);
+	v = open_ok(s.dir);
+	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+	w1 = xasprintf("%s.w1", s.dir);
+	w2 = xasprintf("%s.w2", s.dir);
+	w3 = xasprintf("%s.w3", s.dir);
+
+	assert_int_equal(kvcs_worktree_add(v, "w1", w1, s.h_c2), 0);
+	assert_true(exists(w1, "b"));
+	assert_false(exists(w1, "e"));
+	txt = slurp(w1, "a");
+	assert_string_equal(txt, "a2\n");
+	free(txt);
+	assert_int_equal(git_repository_open(&wr, w1), 0);
+	assert_head_detached_at(wr, s.h_c2);
+	git_repository_free(wr);
+	/* no branch left behind, the main tree untouched */
+	assert_false(has_branch(s.r, "w1"));
+	assert_false(has_branch(s.r, "ktest-worktree-w1"));
+	assert_head_detached_at(s.r, s.h_c4);
+	sbuf_init(&out);
+	assert_int_equal(run(&out, "git -C %s status --porcelain", w1), 0);
+	assert_string_equal(sbuf_str(&out), "");
+	assert_int_equal(run(&out, "git -C %s symbolic-ref -q HEAD", w1), 1);
+	assert_int_equal(run(&out, "git -C %s worktree list --porcelain", s.dir), 0);
+	assert_non_null(strstr(out.buf, "detached"));
+
+	/* a vcs on the worktree works like on the main tree */
+	{
+		struct kvcs *vw = open_ok(w1);
+
+		assert_int_equal(kvcs_checkout(vw, s.h_c3, false), 0);
+		assert_false(exists(w1, "b"));
+		kvcs_close(vw);
+	}
+
+	assert_int_equal(kvcs_worktree_add(v, "w1", w2, s.h_c2), -1);
+	assert_err_has(v, "worktree 'w1' already exists");
+	assert_int_equal(kvcs_worktree_add(v, "w2", w1, s.h_c2), -1);
+	assert_err_has(v, "not empty");
+	assert_int_equal(kvcs_worktree_add(v, "w/x", w2, s.h_c2), -1);
+	assert_int_equal(kvcs_worktree_add(v, "w2", w2, "nope"), -1);
+	assert_err_has(v, "'nope'");
+	assert_false(exists(w2, ""));
+	/* failing halfway (no parent directory) leaves nothing behind */
+	assert_int_equal(kvcs_worktree_add(v, "w2", "/nonexistent/ktest/w2",
+					   s.h_c2), -1);
+	assert_err_has(v, "can't add worktree 'w2' at /nonexistent/ktest/w2");
+	assert_int_not_equal(git_worktree_lookup(&wt, s.r, "w2"), 0);
+	assert_false(has_branch(s.r, "ktest-worktree-w2"));
+
+	/* an empty directory is fine, as for git */
+	assert_int_equal(mkdir(w2, 0755), 0);
+	assert_int_equal(kvcs_worktree_add(v, "w2", w2, s.h_m), 0);
+	assert_true(exists(w2, "e"));
+	put(w2, "built.o", "object\n");		/* build output goes too */
+
+	assert_int_equal(kvcs_worktree_remove(v, "w1"), 0);
+	assert_false(exists(w1, ""));
+	assert_int_not_equal(git_worktree_lookup(&wt, s.r, "w1"), 0);
+	assert_int_equal(kvcs_worktree_remove(v, "w1"), -1);
+	assert_err_has(v, "no worktree 'w1'");
+	assert_int_equal(kvcs_worktree_remove(v, "w2"), 0);
+	assert_false(exists(w2, ""));
+
+	/* a worktree whose directory vanished is pruned on the next add */
+	assert_int_equal(kvcs_worktree_add(v, "w3", w3, s.h_c1), 0);
+	rm_rf(w3);
+	assert_int_equal(kvcs_worktree_add(v, "w3", w1, s.h_c1), 0);
+	assert_true(exists(w1, "a"));
+	assert_int_equal(kvcs_worktree_remove(v, "w3"), 0);
+	assert_false(exists(w1, ""));
+	/* and one removed by hand can still be removed */
+	assert_int_equal(kvcs_worktree_add(v, "w3", w3, s.h_c1), 0);
+	rm_rf(w3);
+	assert_int_equal(kvcs_worktree_remove(v, "w3"), 0);
+
+	assert_int_equal(run(&out, "git -C %s worktree list --porcelain | grep -c '^worktree'",
+			     s.dir), 0);
+	assert_string_equal(sbuf_str(&out), "1\n");
+	assert_int_equal(run(&out, "git -C %s branch --list", s.dir), 0);
+	assert_null(strstr(sbuf_str(&out), "ktest-worktree"));
+	assert_int_equal(run(&out, "git -C %s fsck --no-progress 2>&1", s.dir), 0);
+	sbuf_free(&out);
+	kvcs_close(v);
+	free(w1);
+	free(w2);
+	free(w3);
+	free_small(&s);
+}
+
+/* ---- the bisect graph against git ---- */
+
+struct gitline {
+	char id[KB_ID_LEN];
+	char **parents;
+	size_t nparents;
+};
+
+struct gitlist {
+	struct gitline *v;
+	size_t n;
+};
+
+static void gitlist_free(struct gitlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		kvcs_free_paths(l->v[i].parents, l->v[i].nparents);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* "id parent..." lines */
+static void parse_revlist(const char *text, struct gitlist *l)
+{
+	const char *s = text;
+
+	memset(l, 0, sizeof(*l));
+	while (*s) {
+		const char *e = strchr(s, '\n');
+		struct gitline *g;
+
+		if (!e)
+			e = s + strlen(s);
+		l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+		g = &l->v[l->n++];
+		memset(g, 0, sizeof(*g));
+		assert_true(e - s >= 40);
+		memcpy(g->id, s, 40);
+		for (const char *p = s + 40; p + 41 <= e; p += 41) {
+			g->parents = xrealloc(g->parents, (g->nparents + 1) *
+					      sizeof(char *));
+			g->parents[g->nparents++] = xstrndup(p + 1, 40);
+		}
+		s = *e ? e + 1 : e;
+	}
+}
+
+struct oracle_stats {
+	size_t runs, nodes, treesame, dropped_parents, errors, bases;
+};
+
+static struct oracle_stats stats;
+
+static char *join(const char *const *v, size_t n, const char *sep)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	for (size_t i = 0; i < n; i++)
+		sbuf_addf(&b, "%s%s", i ? sep : "", v[i]);
+	return sbuf_detach(&b);
+}
+
+static int strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * git's answer for the merge bases bisect would test first, or none. As
+ * check_ancestors() does: goods not all ancestors of bad when "rev-list
+ * GOODS --not BAD" lists anything.
+ */
+static void expected_bases(const char *dir, const char *bad,
+			   const char *const *goods, size_t ng,
+			   struct gitlist *want)
+{
+	struct sbuf out;
+	struct args a;
+
+	sbuf_init(&out);
+	memset(want, 0, sizeof(*want));
+	args_git(&a, dir, false);
+	arg(&a, "rev-list");
+	arg(&a, "-n1");
+	for (size_t i = 0; i < ng; i++)
+		arg(&a, goods[i]);
+	arg(&a, "--not");
+	arg(&a, bad);
+	assert_int_equal(gitv(&out, a.v), 0);
+	if (out.len) {
+		struct gitlist all_mb;
+
+		args_git(&a, dir, false);
+		arg(&a, "merge-base");
+		arg(&a, "--all");
+		arg(&a, bad);
+		for (size_t i = 0; i < ng; i++)
+			arg(&a, goods[i]);
+		/* 1: unrelated histories, no merge base */
+		assert_in_range(gitv(&out, a.v), 0, 1);
+		parse_revlist(sbuf_str(&out), &all_mb);
+		for (size_t i = 0; i < all_mb.n; i++) {
+			size_t k;
+
+			for (k = 0; k < ng; k++)
+				if (!strcmp(all_mb.v[i].id, goods[k]))
+					break;
+			if (k < ng)
+				continue;
+			want->v = xrealloc(want->v, (want->n + 1) *
+					   sizeof(*want->v));
+			want->v[want->n++] = all_mb.v[i];
+			all_mb.v[i].parents = NULL;
+			all_mb.v[i].nparents = 0;
+		}
+		gitlist_free(&all_mb);
+	}
+	sbuf_free(&out);
+}
+
+static int64_t commit_time(git_repository *r, const char *id)
+{
+	git_commit *c;
+	git_oid o;
+	int64_t t;
+
+	assert_int_equal(git_oid_fromstr(&o, id), 0);
+	assert_int_equal(git_commit_lookup(&c, r, &o), 0);
+	t = git_commit_time(c);
+	git_commit_free(c);
+	return t;
+}
+
+/*
+ * One kvcs_bisect_graph() call held against git. goods as given to us
+ * (any order, duplicates); git gets them sorted, as bisect passes them.
+ */
+static void check_against_git(struct kvcs *v, git_repository *r,
+			      const char *dir, const char *bad,
+			      const char *const *goods, size_t ng,
+			      const char *const *paths, size_t np, bool fp,
+			      bool git_graph, struct gitlist *wantb)
+{
+	char **sorted = xcalloc(ng + 1, sizeof(char *)), *g, *p, **bases;
+	struct gitlist full, dense, mine = { 0 };
+	struct kb_graph kg;
+	struct strmap set;
+	struct sbuf out;
+	struct args a;
+	size_t nb, ns = 0, k, rest;
+	int rc;
+
+	for (size_t i = 0; i < ng; i++)
+		sorted[ns++] = (char *)goods[i];
+	qsort(sorted, ns, sizeof(*sorted), strp_cmp);
+	g = join((const char *const *)sorted, ns, " ");
+	p = join(paths, np, " ");
+	sbuf_init(&out);
+	args_git(&a, dir, git_graph);
+	arg(&a, "rev-list");
+	arg(&a, "--parents");
+	if (np)
+		arg(&a, "--sparse");
+	rest = a.n;
+	if (fp)
+		arg(&a, "--first-parent");
+	arg(&a, bad);
+	arg(&a, "--not");
+	for (size_t i = 0; i < ns; i++)
+		arg(&a, sorted[i]);
+	if (np)
+		arg(&a, "--");
+	for (size_t i = 0; i < np; i++)
+		arg(&a, paths[i]);
+	rc = gitv(&out, a.v);
+	assert_int_equal(rc, 0);
+	parse_revlist(sbuf_str(&out), &full);
+	stats.runs++;
+
+	rc = kvcs_bisect_graph(v, bad, goods, ng, paths, np, fp, &kg, &bases,
+			       &nb);
+	if (!full.n || strcmp(full.v[0].id, bad)) {
+		/* bad is reachable from a good: nothing to bisect */
+		if (rc == 0)
+			print_error("expected an error for %s --not %s\n", bad, g);
+		assert_int_equal(rc, -1);
+		assert_err_has(v, "is an ancestor of the good commit");
+		assert_null(kg.nodes);
+		assert_null(bases);
+		stats.errors++;
+		goto out;
+	}
+	if (rc)
+		print_error("kvcs_bisect_graph: %s\n", kvcs_error(v));
+	assert_int_equal(rc, 0);
+	if (kg.n != full.n) {
+		print_error("%s: %zu candidates, git has %zu (%s --not %s -- %s%s)\n",
+			    dir, kg.n, full.n, bad, g, p, fp ? " first-parent" : "");
+		for (size_t i = 0; i < full.n || i < kg.n; i++)
+			print_error("  %-40s %s\n", i < kg.n ? kg.nodes[i].id : "",
+				    i < full.n ? full.v[i].id : "");
+	}
+	assert_int_equal(kg.n, full.n);
+	strmap_init(&set);
+	for (size_t i = 0; i < full.n; i++)
+		strmap_put(&set, full.v[i].id, NULL);
+	for (size_t i = 0; i < full.n; i++) {
+		const struct kb_node *n = &kg.nodes[i];
+		size_t want = 0;
+
+		if (strcmp(n->id, full.v[i].id))
+			print_error("%s: candidate %zu is %s, git has %s (%s --not %s -- %s%s)\n",
+				    dir, i, n->id, full.v[i].id, bad, g, p,
+				    fp ? " first-parent" : "");
+		assert_string_equal(n->id, full.v[i].id);
+		for (k = 0; k < full.v[i].nparents; k++) {
+			const char *pk = full.v[i].parents[k];
+
+			if (strmap_has(&set, pk)) {
+				assert_true(want < n->nparents);
+				assert_string_equal(
+					kg.nodes[n->parents[want]].id, pk);
+				want++;
+			}
+			if (fp)
+				break;
+		}
+		if (want != n->nparents)
+			print_error("%s: %s has %u parents, git %zu\n", dir,
+				    n->id, n->nparents, want);
+		assert_int_equal(n->nparents, want);
+		stats.dropped_parents += full.v[i].nparents - want;
+	}
+	strmap_free(&set, NULL);
+	stats.nodes += kg.n;
+
+	/* treesame: exactly the commits git's dense walk hides */
+	if (np) {
+		size_t j = 0;
+
+		/* the same command, dense: drop "--parents --sparse" */
+		memmove(a.v + rest - 2, a.v + rest,
+			(a.n - rest + 1) * sizeof(*a.v));
+		a.n -= 2;
+		rc = gitv(&out, a.v);
+		assert_int_equal(rc, 0);
+		parse_revlist(sbuf_str(&out), &dense);
+		for (size_t i = 0; i < kg.n; i++) {
+			bool shown = j < dense.n &&
+				     !strcmp(dense.v[j].id, kg.nodes[i].id);
+
+			if (shown == kg.nodes[i].treesame)
+				print_error("%s: %s treesame=%d, git %s it (%s --not %s -- %s%s)\n",
+					    dir, kg.nodes[i].id,
+					    kg.nodes[i].treesame,
+					    shown ? "shows" : "hides", bad, g, p,
+					    fp ? " first-parent" : "");
+			assert_int_not_equal(shown, kg.nodes[i].treesame);
+			j += shown;
+			stats.treesame += kg.nodes[i].treesame;
+		}
+		assert_int_equal(j, dense.n);
+		gitlist_free(&dense);
+	} else {
+		for (size_t i = 0; i < kg.n; i++)
+			assert_false(kg.nodes[i].treesame);
+	}
+
+	/* merge bases: git's set, newest first */
+	if (!wantb) {
+		expected_bases(dir, bad, (const char *const *)sorted, ns,
+			       &mine);
+		wantb = &mine;
+	}
+	assert_int_equal(nb, wantb->n);
+	for (size_t i = 0; i < wantb->n; i++) {
+		for (k = 0; k < nb; k++)
+			if (!strcmp(bases[k], wantb->v[i].id))
+				break;
+		assert_true(k < nb);
+	}
+	for (k = 1; k < nb; k++)
+		assert_true(commit_time(r, bases[k - 1]) >=
+			    commit_time(r, bases[k]));
+	stats.bases += nb;
+	gitlist_free(&mine);
+	kvcs_free_paths(bases, nb);
+	kvcs_graph_free(&kg);
+out:
+	gitlist_free(&full);
+	sbuf_free(&out);
+	free(sorted);
+	free(g);
+	free(p);
+}
+
+/* ---- hand-made histories ---- */
+
+/*
+ * Path-limited, linear: only c2 and c4 touch dir/. Merges: m1 treesame to
+ * its first parent (brings only "a" from the side), m2 treesame to its
+ * second (side) parent, whose first-parent line dies out of the walk.
+ */
+static void test_bisect_fixed(void **state)
+{
+	struct file f[] = {
+		{ "a", "0\n" }, { "dir/x", "0\n" }, { "dir/y", "0\n" },
+	};
+	git_oid t, c[6], s1, s2, m1, m2, q1, q2, x1, x2, p[2];
+	char *dir, h[6][KB_ID_LEN], hm1[KB_ID_LEN], hm2[KB_ID_LEN];
+	char hs1[KB_ID_LEN], hq1[KB_ID_LEN], hx[2][KB_ID_LEN];
+	git_repository *r;
+	struct kb_graph g;
+	struct kvcs *v;
+	char **bases;
+	size_t nb;
+	int64_t T = BASE_TIME;
+
+	static const char *const txt[] = { "0\n", "1\n", "2\n", "3\n", "4\n",
+					   "5\n" };
+
+	r = new_repo(&dir);
+	t = tree_of(r, f, 3);
+	c[0] = commit_at(r, &t, NULL, 0, T, "c0");
+	for (int i = 1; i < 6; i++) {
+		/* c2 and c4 change dir/, the others a */
+		if (i == 2 || i == 4)
+			f[1 + i / 4].content = txt[i];
+		else
+			f[0].content = txt[i];
+		t = tree_of(r, f, 3);
+		c[i] = commit_at(r, &t, &c[i - 1], 1, T + i * 10, "c");
+	}
+	for (int i = 0; i < 6; i++)
+		hex(h[i], &c[i]);
+	v = open_ok(dir);
+	{
+		const char *goods[] = { h[0] };
+		const char *paths[] = { "dir" };
+
+		assert_int_equal(kvcs_bisect_graph(v, h[5], goods, 1, paths, 1,
+						   false, &g, &bases, &nb), 0);
+		assert_int_equal(g.n, 5);
+		assert_int_equal(nb, 0);
+		for (int i = 0; i < 5; i++) {
+			assert_string_equal(g.nodes[i].id, h[5 - i]);
+			assert_int_equal(g.nodes[i].treesame,
+					 !(5 - i == 2 || 5 - i == 4));
+			assert_int_equal(g.nodes[i].nparents, i < 4);
+			if (i < 4)
+				assert_int_equal(g.nodes[i].parents[0], i + 1);
+		}
+		kvcs_graph_free(&g);
+		check_against_git(v, r, dir, h[5], goods, 1, paths, 1, false,
+				  false, NULL);
+	}
+
+	/* side branch from c1, merged twice */
+	f[0].content = "side\n";
+	t = tree_of(r, (struct file[]){ { "a", "side\n" }, { "dir/x", "0\n" },
+					{ "dir/y", "0\n" } }, 3);
+	s1 = commit_at(r, &t, &c[1], 1, T + 11, "s1");
+	hex(hs1, &s1);
+	p[0] = c[5];
+	p[1] = s1;
+	/* m1: takes a from the side, dir/ from mainline: treesame to c5 */
+	t = tree_of(r, (struct file[]){ { "a", "side\n" }, { "dir/x", "2\n" },
+					{ "dir/y", "4\n" } }, 3);
+	m1 = commit_at(r, &t, p, 2, T + 60, "m1");
+	hex(hm1, &m1);
+	/* s2 on the side changes dir/x; m2 takes the side's dir/ */
+	t = tree_of(r, (struct file[]){ { "a", "side\n" }, { "dir/x", "s2\n" },
+					{ "dir/y", "4\n" } }, 3);
+	p[0] = s1;
+	p[1] = c[4];
+	s2 = commit_at(r, &t, p, 2, T + 61, "s2 merges c4");
+	t = tree_of(r, (struct file[]){ { "a", "q1\n" }, { "dir/x", "2\n" },
+					{ "dir/y", "4\n" } }, 3);
+	q1 = commit_at(r, &t, &m1, 1, T + 62, "q1");
+	hex(hq1, &q1);
+	p[0] = q1;
+	p[1] = s2;
+	t = tree_of(r, (struct file[]){ { "a", "side\n" }, { "dir/x", "s2\n" },
+					{ "dir/y", "4\n" } }, 3);
+	m2 = commit_at(r, &t, p, 2, T + 70, "m2");
+	hex(hm2, &m2);
+	t = tree_of(r, (struct file[]){ { "a", "q2\n" }, { "dir/x", "s2\n" },
+					{ "dir/y", "4\n" } }, 3);
+	q2 = commit_at(r, &t, &m2, 1, T + 80, "q2");
+	{
+		char hq2[KB_ID_LEN];
+		const char *goods[] = { h[0] };
+		const char *paths[] = { "dir" };
+		const char *none[] = { "nothing-here" };
+		bool seen_q1 = false;
+
+		hex(hq2, &q2);
+		assert_int_equal(kvcs_bisect_graph(v, hq2, goods, 1, paths, 1,
+						   false, &g, NULL, NULL), 0);
+		/* m2 simplified to its side parent: q1, m1 drop out */
+		for (size_t i = 0; i < g.n; i++) {
+			if (!strcmp(g.nodes[i].id, hm2)) {
+				assert_true(g.nodes[i].treesame);
+				assert_int_equal(g.nodes[i].nparents, 1);
+			}
+			if (!strcmp(g.nodes[i].id, hq1) ||
+			    !strcmp(g.nodes[i].id, hm1))
+				seen_q1 = true;
+		}
+		assert_false(seen_q1);
+		kvcs_graph_free(&g);
+		check_against_git(v, r, dir, hq2, goods, 1, paths, 1, false,
+				  false, NULL);
+		check_against_git(v, r, dir, hq2, goods, 1, paths, 1, true,
+				  false, NULL);
+		check_against_git(v, r, dir, hq2, goods, 1, NULL, 0, false,
+				  false, NULL);
+		check_against_git(v, r, dir, hq2, goods, 1, NULL, 0, true,
+				  false, NULL);
+		/* the good itself is relevant: a merge treesame to it */
+		{
+			const char *g2[] = { hs1, h[2] };
+
+			check_against_git(v, r, dir, hq2, g2, 2, paths, 1,
+					  false, false, NULL);
+		}
+		/* a path nothing touches: all treesame */
+		assert_int_equal(kvcs_bisect_graph(v, hq2, goods, 1, none, 1,
+						   false, &g, NULL, NULL), 0);
+		for (size_t i = 0; i < g.n; i++)
+			assert_true(g.nodes[i].treesame);
+		kvcs_graph_free(&g);
+		check_against_git(v, r, dir, hq2, goods, 1, none, 1, false,
+				  false, NULL);
+	}
+
+	/* criss-cross: x1 and x2 merge c3/s1 both ways */
+	p[0] = c[3];
+	p[1] = s1;
+	t = tree_of(r, (struct file[]){ { "a", "x\n" }, { "dir/x", "2\n" },
+					{ "dir/y", "0\n" } }, 3);
+	x1 = commit_at(r, &t, p, 2, T + 90, "x1");
+	p[0] = s1;
+	p[1] = c[3];
+	x2 = commit_at(r, &t, p, 2, T + 91, "x2");
+	hex(hx[0], &x1);
+	hex(hx[1], &x2);
+	{
+		/* bad x1, good x2: not an ancestor, bases c3 and s1 */
+		const char *goods[] = { hx[1] };
+		const char *g2[] = { hx[1], h[0], hx[1] };
+
+		assert_int_equal(kvcs_bisect_graph(v, hx[0], goods, 1, NULL, 0,
+						   false, &g, &bases, &nb), 0);
+		assert_int_equal(g.n, 1);
+		assert_string_equal(g.nodes[0].id, hx[0]);
+		assert_int_equal(g.nodes[0].nparents, 0);
+		assert_int_equal(nb, 2);
+		assert_string_equal(bases[0], h[3]);	/* newer first */
+		assert_string_equal(bases[1], hs1);
+		kvcs_free_paths(bases, nb);
+		kvcs_graph_free(&g);
+		check_against_git(v, r, dir, hx[0], goods, 1, NULL, 0, false,
+				  false, NULL);
+		check_against_git(v, r, dir, hx[0], g2, 3, NULL, 0, false,
+				  false, NULL);
+	}
+	{
+		/* bad below good */
+		const char *goods[] = { h[5] };
+
+		assert_int_equal(kvcs_bisect_graph(v, h[3], goods, 1, NULL, 0,
+						   false, &g, &bases, &nb), -1);
+		assert_err_has(v, "the bad commit");
+		assert_err_has(v, h[5]);
+		assert_null(g.nodes);
+		assert_int_equal(g.n, 0);
+		assert_int_equal(kvcs_bisect_graph(v, h[3],
+						   (const char *[]){ h[3] }, 1,
+						   NULL, 0, false, &g, NULL,
+						   NULL), -1);
+		assert_int_equal(kvcs_bisect_graph(v, "nope", goods, 1, NULL, 0,
+						   false, &g, NULL, NULL), -1);
+		assert_err_has(v, "unknown revision 'nope'");
+		assert_int_equal(kvcs_bisect_graph(v, h[5], (const char *[]){ "x~" },
+						   1, NULL, 0, false, &g, NULL,
+						   NULL), -1);
+		assert_err_has(v, "'x~'");
+	}
+	{
+		/* no goods: everything reachable */
+		assert_int_equal(kvcs_bisect_graph(v, h[5], NULL, 0, NULL, 0,
+						   false, &g, &bases, &nb), 0);
+		assert_int_equal(g.n, 6);
+		assert_int_equal(nb, 0);
+		assert_string_equal(g.nodes[5].id, h[0]);
+		kvcs_graph_free(&g);
+		kvcs_free_paths(bases, nb);
+	}
+	kvcs_close(v);
+	git_repository_free(r);
+	free(dir);
+}
+
+/* ---- random histories ---- */
+
+static const char *const rfiles[] = {
+	"a", "b", "dir/c", "dir/d", "dir/sub/e", "f",
+};
+#define NRF (sizeof(rfiles) / sizeof(rfiles[0]))
+
+/* plain paths, a directory with its slash, globs (the git_diff path) */
+static const char *const rpaths[] = {
+	"a", "b", "dir", "dir/sub", "dir/c", "f", "dir/sub/e", "dir/sub/",
+	"dir/*", "*e", "d?r/c", "nothing", "a/x",
+};
+#define NRP (sizeof(rpaths) / sizeof(rpaths[0]))
+
+static uint64_t rng = 88172645463325252ULL;
+
+static unsigned rnd(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % n);
+}
+
+struct rhist {
+	git_repository *r;
+	char *dir;
+	size_t n;
+	git_oid *id;
+	char (*h)[KB_ID_LEN];
+	char (*content)[NRF][16];	/* "" for absent */
+	bool *has_child;
+};
+
+static void rhist_free(struct rhist *x)
+{
+	git_repository_free(x->r);
+	if (!getenv("KTEST_VCS_KEEP"))
+		rm_rf(x->dir);
+	free(x->dir);
+	free(x->id);
+	free(x->h);
+	free(x->content);
+	free(x->has_child);
+}
+
+static git_oid rtree(struct rhist *x, size_t i)
+{
+	struct file f[NRF];
+
+	for (size_t k = 0; k < NRF; k++) {
+		f[k].path = rfiles[k];
+		f[k].content = x->content[i][k][0] ? x->content[i][k] : NULL;
+	}
+	return tree_of(x->r, f, NRF);
+}
+
+/*
+ * n commits: branches off recent commits, merges of two or three, a few
+ * roots; trees that take a merge's sides whole (treesame merges) or file
+ * by file; commits that change nothing; dates rising, equal, skewed, or
+ * now and then far in the past (so that git stops its walk early).
+ */
+/*
+ * Objects written to memory and stored as one pack at the end: loose
+ * objects cost a directory and a file each, and this disk is slow at both.
+ */
+static git_odb_backend *mem_start(git_repository *r)
+{
+	git_odb_backend *mp;
+	git_odb *odb;
+
+	assert_int_equal(git_repository_odb(&odb, r), 0);
+	assert_int_equal(git_mempack_new(&mp), 0);
+	assert_int_equal(git_odb_add_backend(odb, mp, 1000), 0);
+	git_odb_free(odb);
+	return mp;
+}
+
+static void mem_to_pack(git_repository *r, const char *dir,
+			git_odb_backend *mp)
+{
+	git_indexer_progress st;
+	git_buf pack = { 0 };
+	git_indexer *ix;
+	git_odb *odb;
+	char *packdir = xasprintf("%s/.git/objects/pack", dir);
+
+	assert_int_equal(git_repository_odb(&odb, r), 0);
+	assert_int_equal(git_mempack_dump(&pack, r, mp), 0);
+	assert_int_equal(git_indexer_new(&ix, packdir, 0, odb, NULL), 0);
+	assert_int_equal(git_indexer_append(ix, pack.ptr, pack.size, &st), 0);
+	assert_int_equal(git_indexer_commit(ix, &st), 0);
+	git_indexer_free(ix);
+	git_buf_dispose(&pack);
+	assert_int_equal(git_mempack_reset(mp), 0);
+	assert_int_equal(git_odb_refresh(odb), 0);
+	git_odb_free(odb);
+	free(packdir);
+}
+
+static void make_random(struct rhist *x, size_t n, unsigned datemode,
+			bool loose)
+{
+	git_odb_backend *mp = NULL;
+	int64_t when = BASE_TIME;
+
+	memset(x, 0, sizeof(*x));
+	x->r = new_repo(&x->dir);
+	if (!loose)
+		mp = mem_start(x->r);
+	x->n = n;
+	x->id = xcalloc(n, sizeof(*x->id));
+	x->h = xcalloc(n, sizeof(*x->h));
+	x->content = xcalloc(n, sizeof(*x->content));
+	x->has_child = xcalloc(n, sizeof(*x->has_child));
+	for (size_t i = 0; i < n; i++) {
+		git_oid par[3], t;
+		size_t np = 0, pi[3];
+		unsigned kind = rnd(100);
+
+		if (i && !(i > 3 && kind < 3)) {
+			/* parents among the last dozen or so */
+			size_t span = i < 12 ? i : 12;
+
+			pi[np++] = i - 1 - rnd((unsigned)span);
+			if (kind >= 75 && i > 2) {
+				size_t q = rnd((unsigned)i);
+
+				if (q != pi[0])
+					pi[np++] = q;
+				if (kind >= 96 && i > 3) {
+					q = rnd((unsigned)i);
+					if (q != pi[0] && q != pi[1])
+						pi[np++] = q;
+				}
+			}
+		}
+		for (size_t k = 0; k < np; k++) {
+			par[k] = x->id[pi[k]];
+			x->has_child[pi[k]] = true;
+		}
+		/* the tree: a parent's, whole or file by file */
+		if (np) {
+			unsigned how = rnd(4);
+			size_t whole = rnd((unsigned)np);
+
+			for (size_t k = 0; k < NRF; k++) {
+				size_t from = how < 2 ? whole :
+					      rnd((unsigned)np);
+
+				memcpy(x->content[i][k],
+				       x->content[pi[from]][k], 16);
+			}
+		}
+		if (!np || rnd(100) < 65) {
+			unsigned nch = 1 + rnd(2);
+
+			for (unsigned c = 0; c < nch; c++) {
+				size_t k = rnd(NRF);
+
+				if (rnd(10) == 0)
+					x->content[i][k][0] = '\0';
+				else
+					snprintf(x->content[i][k], 16, "%u-%u\n",
+						 (unsigned)i % 100000,
+						 (unsigned)k % 10);
+			}
+		}
+		switch (datemode) {
+		case 0:
+			when += 60;
+			break;
+		case 1:
+			when += rnd(3) ? 0 : 60;	/* many equal dates */
+			break;
+		case 2:
+			when += (int64_t)rnd(400) - 150;	/* clock skew */
+			break;
+		case 3:
+			break;			/* all equal */
+		default:
+			when += 60;
+			break;
+		}
+		t = rtree(x, i);
+		{
+			/* distinct messages: no two commits the same object */
+			char msg[32];
+
+			/* a broken clock now and then: git stops early */
+			int64_t at = datemode == 4 && !rnd(8) ?
+				when - 100000 + rnd(1000) : when;
+
+			snprintf(msg, sizeof(msg), "r%zu", i);
+			x->id[i] = commit_at(x->r, &t, par, np, at, msg);
+		}
+		hex(x->h[i], &x->id[i]);
+	}
+	if (mp)
+		mem_to_pack(x->r, x->dir, mp);
+	/* every tip on a ref: "git commit-graph write --reachable" */
+	for (size_t i = 0; i < n; i++) {
+		if (!x->has_child[i]) {
+			char *ref = xasprintf("refs/heads/t%zu", i);
+
+			set_ref(x->r, ref, &x->id[i]);
+			free(ref);
+		}
+	}
+}
+
+static void random_round(struct rhist *x, struct kvcs *v, bool git_graph)
+{
+	const char *goods[4], *paths[2];
+	size_t ng = 1 + rnd(3), np = 1 + rnd(2), bad;
+	struct gitlist wantb;
+
+	/* bad mostly late; goods anywhere (ancestors or not) */
+	bad = x->n - 1 - rnd((unsigned)(x->n / 3));
+	for (size_t i = 0; i < ng; i++)
+		goods[i] = x->h[rnd((unsigned)x->n)];
+	if (rnd(4) == 0)
+		goods[ng++] = goods[0];		/* a duplicate */
+	for (size_t i = 0; i < np; i++)
+		paths[i] = rpaths[rnd(NRP)];
+	expected_bases(x->dir, x->h[bad], goods, ng, &wantb);
+	check_against_git(v, x->r, x->dir, x->h[bad], goods, ng, NULL, 0,
+			  false, git_graph, &wantb);
+	check_against_git(v, x->r, x->dir, x->h[bad], goods, ng, NULL, 0,
+			  true, git_graph, &wantb);
+	check_against_git(v, x->r, x->dir, x->h[bad], goods, ng, paths, np,
+			  false, git_graph, &wantb);
+	check_against_git(v, x->r, x->dir, x->h[bad], goods, ng, paths, np,
+			  true, git_graph, &wantb);
+	gitlist_free(&wantb);
+}
+
+static void test_bisect_random(void **state)
+{
+	/* KTEST_VCS_ROUNDS, KTEST_VCS_SEED: for longer runs by hand */
+	unsigned rounds = getenv("KTEST_VCS_ROUNDS") ?
+		(unsigned)atoi(getenv("KTEST_VCS_ROUNDS")) : 200;
+	struct sbuf out;
+
+	memset(&stats, 0, sizeof(stats));
+	if (getenv("KTEST_VCS_SEED"))
+		rng = strtoull(getenv("KTEST_VCS_SEED"), NULL, 0) | 1;
+	sbuf_init(&out);
+	for (unsigned i = 0; i < rounds; i++) {
+		struct rhist x;
+		struct kvcs *v;
+
+		make_random(&x, 20 + rnd(181), i % 5, false);
+		v = open_ok(x.dir);
+		random_round(&x, v, false);
+		/* every fourth: again from a commit-graph (some split) */
+		if (i % 4 == 0) {
+			if (i % 8 == 0) {
+				/* with Bloom filters, which git then uses */
+				assert_int_equal(run(&out, "git -C %s commit-graph write --reachable --changed-paths",
+						     x.dir), 0);
+			} else {
+				/* two layers: part of the history, then all */
+				assert_int_equal(run(&out, "echo %s | git -C %s commit-graph write --split=no-merge --stdin-commits",
+						     x.h[x.n / 2], x.dir), 0);
+				assert_int_equal(run(&out, "git -C %s commit-graph write --reachable --split=no-merge",
+						     x.dir), 0);
+			}
+			random_round(&x, v, true);
+		}
+		kvcs_close(v);
+		rhist_free(&x);
+	}
+	sbuf_free(&out);
+	print_message("[   INFO   ] %zu comparisons with git rev-list: %zu candidates, %zu treesame, %zu parents outside or simplified away, %zu bad-below-good, %zu merge bases\n",
+		      stats.runs, stats.nodes, stats.treesame,
+		      stats.dropped_parents, stats.errors, stats.bases);
+}
+
+/* ---- the commit-graph reader ---- */
+
+static void remove_loose(const char *dir, const git_oid *id)
+{
+	char h[KB_ID_LEN], *p;
+
+	hex(h, id);
+	p = xasprintf("%s/.git/objects/%.2s/%s", dir, h, h + 2);
+	assert_int_equal(unlink(p), 0);
+	free(p);
+}
+
+static void assert_same_graph(const struct kb_graph *a,
+			      const struct kb_graph *b)
+{
+	assert_int_equal(a->n, b->n);
+	for (size_t i = 0; i < a->n; i++) {
+		assert_string_equal(a->nodes[i].id, b->nodes[i].id);
+		assert_int_equal(a->nodes[i].treesame, b->nodes[i].treesame);
+		assert_int_equal(a->nodes[i].nparents, b->nodes[i].nparents);
+		for (uint32_t k = 0; k < a->nodes[i].nparents; k++)
+			assert_int_equal(a->nodes[i].parents[k],
+					 b->nodes[i].parents[k]);
+	}
+}
+
+/*
+ * The commit-graph reader, proven by taking the commits away: with their
+ * objects gone only the graph (a file, or a chain of two) can answer.
+ */
+static void test_commit_graph(void **state)
+{
+	const char *paths[] = { "dir" };
+	struct kb_graph g1, g2, p1, p2;
+	const char *goods[1];
+	struct sbuf out;
+	struct rhist x;
+	struct kvcs *v;
+	char *cg;
+	FILE *f;
+
+	rng = 88172645463325252ULL;	/* a history with a long one */
+	make_random(&x, 120, 0, true);
+	v = open_ok(x.dir);
+	goods[0] = x.h[10];
+	assert_int_equal(kvcs_bisect_graph(v, x.h[119], goods, 1, NULL, 0,
+					   false, &g1, NULL, NULL), 0);
+	assert_true(g1.n > 20);
+	assert_int_equal(kvcs_bisect_graph(v, x.h[119], goods, 1, paths, 1,
+					   false, &p1, NULL, NULL), 0);
+	sbuf_init(&out);
+	assert_int_equal(run(&out, "cd %s/.git/objects/info && echo %s | git commit-graph write --split=no-merge --stdin-commits && git commit-graph write --reachable --split=no-merge && cp -r commit-graphs ../../chain && git commit-graph write --reachable",
+			     x.dir, x.h[60]), 0);
+	assert_int_equal(run(&out, "ls %s/.git/chain/*.graph | wc -l", x.dir), 0);
+	assert_string_equal(sbuf_str(&out), "2\n");
+	for (size_t i = 0; i < x.n; i++)
+		if (i != 10 && i != 119)
+			remove_loose(x.dir, &x.id[i]);
+	assert_int_equal(kvcs_bisect_graph(v, x.h[119], goods, 1, NULL, 0,
+					   false, &g2, NULL, NULL), 0);
+	assert_same_graph(&g1, &g2);
+	kvcs_graph_free(&g2);
+	/* trees still come from the odb: paths work too */
+	assert_int_equal(kvcs_bisect_graph(v, x.h[119], goods, 1, paths, 1,
+					   false, &p2, NULL, NULL), 0);
+	assert_same_graph(&p1, &p2);
+	kvcs_graph_free(&p2);
+
+	/* the chain of two instead */
+	cg = xasprintf("%s/.git/objects/info/commit-graph", x.dir);
+	assert_int_equal(unlink(cg), 0);
+	assert_int_equal(run(&out, "cd %s/.git && rm -rf objects/info/commit-graphs && mv chain objects/info/commit-graphs",
+			     x.dir), 0);
+	assert_int_equal(kvcs_bisect_graph(v, x.h[119], goods, 1, NULL, 0,
+					   false, &g2, NULL, NULL), 0);
+	assert_same_graph(&g1, &g2);
+	kvcs_graph_free(&g2);
+	/* a damaged layer: the whole chain is ignored, the odb fails */
+	assert_int_equal(run(&out, "cd %s/.git/objects/info/commit-graphs && for f in *.graph; do head -c 200 $f > t && chmod u+w $f && mv t $f; break; done",
+			     x.dir), 0);
+	assert_int_equal(kvcs_bisect_graph(v, x.h[119], goods, 1, NULL, 0,
+					   false, &g2, NULL, NULL), -1);
+	assert_err_has(v, "can't read commit");
+	assert_int_equal(run(&out, "rm -rf %s/.git/objects/info/commit-graphs",
+			     x.dir), 0);
+
+	/* a truncated file, garbage, none: no crash, the odb answers */
+	f = fopen(cg, "w");
+	assert_non_null(f);
+	fwrite("CGPH\1\1\4\0", 1, 8, f);
+	for (int i = 0; i < 100; i++)
+		fputc(i * 7 & 0xff, f);
+	fclose(f);
+	assert_int_equal(kvcs_bisect_graph(v, x.h[119], goods, 1, NULL, 0,
+					   false, &g2, NULL, NULL), -1);
+	assert_err_has(v, "can't read commit");
+	f = fopen(cg, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 5000; i++)
+		fputc(i * 7 & 0xff, f);
+	fclose(f);
+	assert_int_equal(kvcs_bisect_graph(v, x.h[119], goods, 1, NULL, 0,
+					   false, &g2, NULL, NULL), -1);
+	unlink(cg);
+	assert_int_equal(kvcs_bisect_graph(v, x.h[119], goods, 1, NULL, 0,
+					   false, &g2, NULL, NULL), -1);
+	free(cg);
+	kvcs_graph_free(&g1);
+	kvcs_graph_free(&p1);
+	sbuf_free(&out);
+	kvcs_close(v);
+	rhist_free(&x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_errors),
+		cmocka_unit_test(test_bare_and_empty),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_range),
+		cmocka_unit_test(test_touched_files),
+		cmocka_unit_test(test_cherry),
+		cmocka_unit_test(test_checkout),
+		cmocka_unit_test(test_worktrees),
+		cmocka_unit_test(test_bisect_fixed),
+		cmocka_unit_test(test_bisect_random),
+		cmocka_unit_test(test_commit_graph),
+	};
+	const char *tmp;
+	char *home;
+	int ret;
+
+	/*
+	 * Some hundred repositories and a couple of thousand git runs: on
+	 * tmpfs unless TMPDIR says otherwise (on this lab's disk every file
+	 * git opens costs as much as the rest of the test).
+	 */
+	tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = access("/dev/shm", W_OK | X_OK) ? "/tmp" : "/dev/shm";
+	snprintf(top, sizeof(top), "%s/ktest-vcs.XXXXXX", tmp);
+	if (!mkdtemp(top)) {
+		perror(top);
+		return 1;
+	}
+	/* no user or system config for git or libgit2 */
+	home = xasprintf("%s/home", top);
+	mkdir(home, 0755);
+	setenv("HOME", home, 1);
+	setenv("XDG_CONFIG_HOME", home, 1);
+	setenv("GIT_CONFIG_NOSYSTEM", "1", 1);
+	setenv("GIT_CONFIG_GLOBAL", "/dev/null", 1);
+	unsetenv("GIT_DIR");
+	unsetenv("GIT_WORK_TREE");
+	git_libgit2_init();
+	ret = cmocka_run_group_tests_name("vcs", tests, NULL, NULL);
+	git_libgit2_shutdown();
+	if (!getenv("KTEST_VCS_KEEP"))
+		rm_rf(top);
+	free(home);
+	return ret;
+}
