@@ -17,7 +17,8 @@ typedef void (*kcmd_line_fn)(void *ctx, const char *line, size_t len);
 
 struct kcmd_opts {
 	const char *cwd;	/* NULL: stay */
-	const char *const *env;	/* extra NAME=VALUE entries, NULL-terminated */
+	const char *const *env;	/* extra NAME=VALUE entries, NULL-terminated;
+				 * a bare NAME removes NAME */
 	long timeout_ms;	/* 0: none (RUN_TIMEOUT) */
 	kcmd_line_fn on_line;	/* may be NULL: output dropped */
 	void *ctx;

@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kcmd: real commands through /bin/sh. Exit codes and signals, output split
+ * into lines (partial, empty, longer than the buffer), RUN_TIMEOUT on a
+ * chatty and a silent command, the whole process group stopped (a
+ * backgrounded grandchild too), nothing left behind, env, cwd, descriptors,
+ * EINTR, and the two text helpers.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf/strmap.h"
+#include "ktest/cmd.h"
+
+/* Every line the command printed. */
+struct lines {
+	char **v;
+	size_t n, cap;
+};
+
+static void collect(void *ctx, const char *line, size_t len)
+{
+	struct lines *l = ctx;
+
+	assert_int_equal(strlen(line), len);	/* NUL-terminated */
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 16;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = xstrndup(line, len);
+}
+
+static void lines_free(struct lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+	l->cap = 0;
+}
+
+/* Runs cmd collecting its lines; asserts it started. */
+static struct kcmd_result run(const char *cmd, long timeout_ms,
+			      struct lines *l)
+{
+	struct kcmd_opts o = {
+		.timeout_ms = timeout_ms,
+		.on_line = collect,
+		.ctx = l,
+		.stdin_null = true,
+	};
+	struct kcmd_result r;
+
+	assert_int_equal(kcmd_run(cmd, &o, &r), 0);
+	return r;
+}
+
+/* The whole output of cmd, lines joined with '\n'. */
+static char *output(const char *cmd)
+{
+	struct lines l = { 0 };
+	struct kcmd_result r = run(cmd, 10000, &l);
+	struct sbuf b;
+
+	assert_int_equal(r.status, 0);
+	sbuf_init(&b);
+	for (size_t i = 0; i < l.n; i++)
+		sbuf_addf(&b, "%s%s", i ? "\n" : "", l.v[i]);
+	lines_free(&l);
+	return sbuf_detach(&b);
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Gone, or a zombie waiting for init: either way it runs no more. */
+static bool dead(pid_t pid)
+{
+	long until = now_ms() + 3000;
+	char path[64], buf[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	while (now_ms() < until) {
+		FILE *f;
+		char *p;
+
+		if (kill(pid, 0) < 0 && errno == ESRCH)
+			return true;
+		f = fopen(path, "r");
+		if (!f)
+			return true;
+		p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+		fclose(f);
+		if (p && p[1] == ' ' && p[2] == 'Z')
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/* Our own children: every one must have been reaped. */
+static void assert_no_children(void)
+{
+	int st;
+
+	assert_int_equal(waitpid(-1, &st, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+}
+
+static void test_exit_codes(void **state)
+{
+	static const int codes[] = { 0, 1, 3, 127, 255 };
+	struct lines l = { 0 };
+	char cmd[32], how[64];
+
+	for (size_t i = 0; i < sizeof(codes) / sizeof(*codes); i++) {
+		struct kcmd_result r;
+
+		snprintf(cmd, sizeof(cmd), "exit %d", codes[i]);
+		r = run(cmd, 0, &l);
+		assert_int_equal(r.status, codes[i]);
+		assert_int_equal(r.signal, 0);
+		assert_false(r.timed_out);
+		snprintf(cmd, sizeof(cmd), "exit %d", codes[i]);
+		assert_string_equal(kcmd_describe(&r, how, sizeof(how)), cmd);
+	}
+	assert_int_equal(l.n, 0);
+	assert_no_children();
+}
+
+static void test_signals(void **state)
+{
+	struct lines l = { 0 };
+	struct kcmd_result r;
+	char how[64];
+
+	r = run("kill -TERM $$", 0, &l);
+	assert_int_equal(r.status, -1);
+	assert_int_equal(r.signal, SIGTERM);
+	assert_string_equal(kcmd_describe(&r, how, sizeof(how)),
+			    "killed by SIGTERM");
+	r = run("kill -KILL $$", 0, &l);
+	assert_int_equal(r.signal, SIGKILL);
+	assert_string_equal(kcmd_describe(&r, how, sizeof(how)),
+			    "killed by SIGKILL");
+	assert_no_children();
+}
+
+static void test_lines(void **state)
+{
+	char *s;
+
+	/* the last line without '\n' still arrives */
+	s = output("printf 'a\\nb\\nc'");
+	assert_string_equal(s, "a\nb\nc");
+	free(s);
+	/* stdout and stderr merged, in order */
+	s = output("echo out; echo err >&2; echo out2");
+	assert_string_equal(s, "out\nerr\nout2");
+	free(s);
+	s = output("printf '\\n\\nx\\n'");
+	assert_string_equal(s, "\n\nx");
+	free(s);
+	s = output("true");
+	assert_string_equal(s, "");
+	free(s);
+	s = output("printf 'cr\\r\\n'");
+	assert_string_equal(s, "cr\r");
+	free(s);
+}
+
+/* 200000 x's and a newline, then "tail": 64 KiB pieces, then the rest. */
+static void test_long_line(void **state)
+{
+	struct lines l = { 0 };
+	struct kcmd_result r;
+
+	r = run("head -c 200000 /dev/zero | tr '\\0' x; echo; printf tail",
+		10000, &l);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(l.n, 5);
+	assert_int_equal(strlen(l.v[0]), 65536);
+	assert_int_equal(strlen(l.v[1]), 65536);
+	assert_int_equal(strlen(l.v[2]), 65536);
+	assert_int_equal(strlen(l.v[3]), 200000 - 3 * 65536);
+	assert_int_equal(strspn(l.v[3], "x"), strlen(l.v[3]));
+	assert_string_equal(l.v[4], "tail");
+	lines_free(&l);
+}
+
+/* Lots of output, quickly: nothing lost, nothing reordered. */
+static void test_volume(void **state)
+{
+	struct lines l = { 0 };
+	struct kcmd_result r;
+	char want[24];
+
+	r = run("seq 1 100000", 10000, &l);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(l.n, 100000);
+	for (size_t i = 0; i < l.n; i += 9973) {
+		snprintf(want, sizeof(want), "%zu", i + 1);
+		assert_string_equal(l.v[i], want);
+	}
+	lines_free(&l);
+}
+
+static void test_timeout_silent(void **state)
+{
+	struct lines l = { 0 };
+	struct kcmd_result r;
+	char how[64];
+
+	r = run("echo start; sleep 30; echo never", 300, &l);
+	assert_true(r.timed_out);
+	assert_int_equal(r.signal, SIGTERM);
+	assert_true(r.elapsed_ms >= 300);
+	assert_true(r.elapsed_ms < 2000);	/* no grace wait */
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0], "start");
+	assert_string_equal(kcmd_describe(&r, how, sizeof(how)),
+			    "timed out after 0.3 s");
+	lines_free(&l);
+	assert_no_children();
+}
+
+/* ktest.pl never stopped this one: it checked the clock only in silence. */
+static void test_timeout_chatty(void **state)
+{
+	struct lines l = { 0 };
+	struct kcmd_result r;
+
+	r = run("while :; do echo x; done", 300, &l);
+	assert_true(r.timed_out);
+	assert_true(r.elapsed_ms >= 300);
+	assert_true(r.elapsed_ms < 2000);	/* no grace wait */
+	assert_true(l.n > 10);
+	lines_free(&l);
+	assert_no_children();
+}
+
+/* SIGTERM ignored by everyone: SIGKILL after the grace time. */
+static void test_timeout_term_ignored(void **state)
+{
+	struct lines l = { 0 };
+	struct kcmd_result r;
+
+	r = run("trap '' TERM; sleep 1000 & echo $!; "
+		"while :; do sleep 0.05; done", 200, &l);
+	assert_true(r.timed_out);
+	assert_int_equal(r.signal, SIGKILL);
+	assert_true(r.elapsed_ms >= 2200);
+	assert_true(r.elapsed_ms < 4000);
+	assert_int_equal(l.n, 1);
+	assert_true(dead((pid_t)atoi(l.v[0])));
+	lines_free(&l);
+	assert_no_children();
+}
+
+/* The grandchild in the background dies with the group, chatty or not. */
+static void check_group_killed(const char *cmd)
+{
+	struct lines l = { 0 };
+	struct kcmd_result r;
+	pid_t pid;
+
+	r = run(cmd, 300, &l);
+	assert_true(r.timed_out);
+	assert_true(l.n >= 1);
+	pid = (pid_t)atoi(l.v[0]);
+	assert_true(pid > 1);
+	assert_true(dead(pid));
+	lines_free(&l);
+	assert_no_children();
+}
+
+static void test_group_killed(void **state)
+{
+	check_group_killed("sleep 1000 & echo $!; "
+			   "while :; do echo tick; sleep 0.01; done");
+	check_group_killed("sleep 1000 & echo $!; wait");
+	/* the grandchild holds the output open after the shell exited */
+	check_group_killed("sleep 1000 & echo $!; exit 0");
+}
+
+/* Left behind after a normal end, not holding the output: stopped too. */
+static void test_leftover_stopped(void **state)
+{
+	struct lines l = { 0 };
+	struct kcmd_result r;
+	long t0 = now_ms();
+
+	r = run("sleep 1000 >/dev/null 2>&1 & echo $!", 10000, &l);
+	assert_int_equal(r.status, 0);
+	assert_false(r.timed_out);
+	assert_true(now_ms() - t0 < 2000);	/* no grace wait */
+	assert_int_equal(l.n, 1);
+	assert_true(dead((pid_t)atoi(l.v[0])));
+	lines_free(&l);
+	assert_no_children();
+}
+
+/* Output of a background job that keeps the pipe: waited for (ktest.pl). */
+static void test_background_output(void **state)
+{
+	char *s = output("(sleep 0.3; echo late) & echo early");
+
+	assert_string_equal(s, "early\nlate");
+	free(s);
+}
+
+static void test_env_cwd(void **state)
+{
+	const char *env[] = { "KT_A=one two", "HOME=/nowhere", "KT_GONE", NULL };
+	struct lines l = { 0 };
+	struct kcmd_opts o = { .env = env, .cwd = "/tmp", .on_line = collect,
+			       .ctx = &l, .stdin_null = true };
+	struct kcmd_result r;
+
+	setenv("KT_GONE", "still here", 1);
+	setenv("KT_KEPT", "kept", 1);
+	assert_int_equal(kcmd_run("echo \"$KT_A|$HOME|${KT_GONE-unset}|$KT_KEPT\"; pwd",
+				  &o, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.v[0], "one two|/nowhere|unset|kept");
+	assert_string_equal(l.v[1], "/tmp");
+	lines_free(&l);
+
+	o.cwd = "/nonexistent/dir";
+	errno = 0;
+	assert_int_equal(kcmd_run("true", &o, &r), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_no_children();
+}
+
+static void test_stdin(void **state)
+{
+	struct lines l = { 0 };
+	struct kcmd_result r;
+
+	/* would wait for the terminal if stdin were inherited */
+	r = run("cat; echo done", 5000, &l);
+	assert_int_equal(r.status, 0);
+	assert_false(r.timed_out);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0], "done");
+	lines_free(&l);
+}
+
+/* A descriptor the caller forgot to mark close-on-exec does not leak. */
+static void test_fds_closed(void **state)
+{
+	int fd = open("/dev/null", O_RDONLY);
+	char *s;
+
+	assert_true(fd >= 0);
+	assert_int_equal(dup2(fd, 57), 57);
+	s = output("[ -e /proc/self/fd/57 ] && echo open || echo closed");
+	assert_string_equal(s, "closed");
+	free(s);
+	close(57);
+	close(fd);
+}
+
+static void on_alarm(int sig)
+{
+}
+
+/* A signal storm in the parent: every call retried, nothing lost. */
+static void test_eintr(void **state)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct itimerval it = { { 0, 1000 }, { 0, 1000 } };
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	char *s;
+
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	s = output("echo a; sleep 0.2; echo b; seq 1 3 | tail -n 1");
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_DFL);
+	assert_string_equal(s, "a\nb\n3");
+	free(s);
+}
+
+static void test_runv(void **state)
+{
+	const char *argv[] = { "printf", "%s|", "a b", "c'd", "$HOME", NULL };
+	const char *missing[] = { "/nonexistent/program", NULL };
+	struct lines l = { 0 };
+	struct kcmd_opts o = { .on_line = collect, .ctx = &l };
+	struct kcmd_result r;
+
+	assert_int_equal(kcmd_runv(argv, &o, &r), 0);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0], "a b|c'd|$HOME|");
+	lines_free(&l);
+	errno = 0;
+	assert_int_equal(kcmd_runv(missing, &o, &r), -1);
+	assert_int_equal(errno, ENOENT);
+	argv[0] = "no-such-program-for-ktest";
+	assert_int_equal(kcmd_runv(argv, &o, &r), -1);
+	assert_no_children();
+}
+
+static void test_subst(void **state)
+{
+	const char *names[] = { "MACHINE", "SSH_USER", "MACHINE_X",
+				"KERNEL_VERSION", "EMPTY" };
+	const char *values[] = { "box", "root", "bx", "6.1.0-test$MACHINE",
+				 NULL };
+	char *s;
+
+	s = kcmd_subst("ssh $SSH_USER@$MACHINE 'ls /lib/modules/$KERNEL_VERSION'",
+		       names, values, 5);
+	assert_string_equal(s, "ssh root@box 'ls /lib/modules/6.1.0-test$MACHINE'");
+	free(s);
+	/* longest name first; an unknown one and $$ stay */
+	s = kcmd_subst("$MACHINE_X $MACHINEY $$ $NOPE [$EMPTY] $", names,
+		       values, 5);
+	assert_string_equal(s, "bx boxY $$ $NOPE [] $");
+	free(s);
+	s = kcmd_subst("", names, values, 5);
+	assert_string_equal(s, "");
+	free(s);
+	s = kcmd_subst("$MACHINE", names, values, 0);
+	assert_string_equal(s, "$MACHINE");
+	free(s);
+}
+
+static void test_quote(void **state)
+{
+	static const char *const samples[] = {
+		"", "a", "plain-path/x_1.2:3@4%5+6=7,8", "a b", "it's", "'",
+		"''", "$HOME", "`id`", "$(id)", "\\", "a\\nb", "a\nb", "*",
+		"-n", "\xc3\xa9t\xc3\xa9", "!", "\"q\"", "; rm -rf /", "~",
+		"\t", "a'b'c''d",
+	};
+	char *q, *cmd, *s;
+
+	q = kcmd_quote("simple/path-1.0");
+	assert_string_equal(q, "simple/path-1.0");
+	free(q);
+	q = kcmd_quote("it's");
+	assert_string_equal(q, "'it'\\''s'");
+	free(q);
+	q = kcmd_quote("");
+	assert_string_equal(q, "''");
+	free(q);
+	for (size_t i = 0; i < sizeof(samples) / sizeof(*samples); i++) {
+		q = kcmd_quote(samples[i]);
+		cmd = xasprintf("printf '%%s' %s", q);
+		s = output(cmd);
+		assert_string_equal(s, samples[i]);
+		free(s);
+		free(cmd);
+		free(q);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_codes),
+		cmocka_unit_test(test_signals),
+		cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_volume),
+		cmocka_unit_test(test_timeout_silent),
+		cmocka_unit_test(test_timeout_chatty),
+		cmocka_unit_test(test_timeout_term_ignored),
+		cmocka_unit_test(test_group_killed),
+		cmocka_unit_test(test_leftover_stopped),
+		cmocka_unit_test(test_background_output),
+		cmocka_unit_test(test_env_cwd),
+		cmocka_unit_test(test_stdin),
+		cmocka_unit_test(test_fds_closed),
+		cmocka_unit_test(test_eintr),
+		cmocka_unit_test(test_runv),
+		cmocka_unit_test(test_subst),
+		cmocka_unit_test(test_quote),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
