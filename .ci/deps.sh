@@ -9,7 +9,7 @@ PKGS="
 make gcc clang pkg-config git perl xz-utils
 libconfuse-dev libgit2-dev libssh-dev libserialport-dev libpcre2-dev
 libcmocka-dev libclang-rt-14-dev openssh-server
-linux-source-6.1 flex bison bc libelf-dev ccache
+linux-source-6.1 flex bison bc libelf-dev ccache jq
 "
 
 missing=""

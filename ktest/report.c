@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The JSON report of a run (see report.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf/strmap.h"
+#include "report.h"
+
+static const char *const verdict_names[] = {
+	[KV_NONE] = "NONE", [KV_GOOD] = "GOOD", [KV_BAD] = "BAD",
+	[KV_SKIP] = "SKIP", [KV_INFRA] = "INFRA",
+};
+
+static const char *const phase_names[KP__COUNT] = {
+	[KP_BUILD] = "build", [KP_INSTALL] = "install",
+	[KP_BOOT] = "boot", [KP_TEST] = "test",
+};
+
+const char *kverdict_name(enum kverdict v)
+{
+	return verdict_names[v];
+}
+
+enum kverdict kverdict_parse(const char *s)
+{
+	for (size_t i = 0; s && i < sizeof(verdict_names) / sizeof(*verdict_names); i++)
+		if (!strcmp(s, verdict_names[i]))
+			return (enum kverdict)i;
+	return KV_NONE;
+}
+
+char *kreport_now(void)
+{
+	char buf[64];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return xstrdup(buf);
+}
+
+void kreport_init(struct kreport *r, const char *config)
+{
+	memset(r, 0, sizeof(*r));
+	r->config = xstrdup(config ? config : "");
+	r->started = kreport_now();
+}
+
+static void step_free(struct kstep_report *s)
+{
+	free(s->kind);
+	free(s->commit);
+	free(s->subject);
+	free(s->config);
+	free(s->why);
+	free(s->title);
+	free(s->failed_phase);
+}
+
+void kreport_free(struct kreport *r)
+{
+	for (size_t i = 0; i < r->ntests; i++) {
+		struct ktest_report *t = &r->tests[i];
+
+		for (size_t k = 0; k < t->nsteps; k++)
+			step_free(&t->steps[k]);
+		free(t->steps);
+		free(t->name);
+		free(t->type);
+		free(t->subtype);
+		free(t->why);
+		free(t->result_commit);
+		free(t->result_subject);
+	}
+	free(r->tests);
+	free(r->config);
+	free(r->started);
+	free(r->finished);
+	memset(r, 0, sizeof(*r));
+}
+
+void kreport_set(char **field, const char *value)
+{
+	free(*field);
+	*field = value ? xstrdup(value) : NULL;
+}
+
+struct ktest_report *kreport_test(struct kreport *r, int index,
+				  const char *name, const char *type,
+				  const char *subtype)
+{
+	struct ktest_report *t;
+
+	r->tests = xrealloc(r->tests, (r->ntests + 1) * sizeof(*r->tests));
+	t = &r->tests[r->ntests++];
+	memset(t, 0, sizeof(*t));
+	t->index = index;
+	kreport_set(&t->name, name);
+	kreport_set(&t->type, type);
+	kreport_set(&t->subtype, subtype);
+	return t;
+}
+
+struct kstep_report *kreport_step(struct ktest_report *t, const char *kind,
+				  const char *commit, const char *subject)
+{
+	struct kstep_report *s;
+
+	t->steps = xrealloc(t->steps, (t->nsteps + 1) * sizeof(*t->steps));
+	s = &t->steps[t->nsteps++];
+	memset(s, 0, sizeof(*s));
+	s->n = (int)t->nsteps;
+	kreport_set(&s->kind, kind);
+	kreport_set(&s->commit, commit);
+	kreport_set(&s->subject, subject);
+	for (int p = 0; p < KP__COUNT; p++)
+		s->ms[p] = -1;
+	return s;
+}
+
+void kreport_finish(struct kreport *r)
+{
+	free(r->finished);
+	r->finished = kreport_now();
+}
+
+/* ---- JSON ---- */
+
+static void jstr(struct sbuf *b, const char *s)
+{
+	if (!s) {
+		sbuf_adds(b, "null");
+		return;
+	}
+	sbuf_addc(b, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\') {
+			sbuf_addc(b, '\\');
+			sbuf_addc(b, *p);
+		} else if (*p == '\n') {
+			sbuf_adds(b, "\\n");
+		} else if (*p == '\t') {
+			sbuf_adds(b, "\\t");
+		} else if (*p < 0x20 || *p == 0x7f) {
+			sbuf_addf(b, "\\u%04x", *p);
+		} else {
+			sbuf_addc(b, *p);
+		}
+	}
+	sbuf_addc(b, '"');
+}
+
+static void jkey(struct sbuf *b, const char *indent, const char *key,
+		 bool *first)
+{
+	sbuf_adds(b, *first ? "\n" : ",\n");
+	*first = false;
+	sbuf_adds(b, indent);
+	jstr(b, key);
+	sbuf_adds(b, ": ");
+}
+
+static void jkv(struct sbuf *b, const char *indent, const char *key,
+		const char *val, bool *first)
+{
+	jkey(b, indent, key, first);
+	jstr(b, val);
+}
+
+static void jsecs(struct sbuf *b, long ms)
+{
+	sbuf_addf(b, "%ld.%03ld", ms / 1000, ms % 1000);
+}
+
+static void step_json(struct sbuf *b, const struct kstep_report *s)
+{
+	const char *in = "        ";
+	bool first = true, f2 = true;
+
+	sbuf_adds(b, "      {");
+	jkey(b, in, "n", &first);
+	sbuf_addf(b, "%d", s->n);
+	jkv(b, in, "kind", s->kind, &first);
+	jkv(b, in, "commit", s->commit, &first);
+	jkv(b, in, "subject", s->subject, &first);
+	jkv(b, in, "config", s->config, &first);
+	jkv(b, in, "verdict", kverdict_name(s->verdict), &first);
+	jkv(b, in, "why", s->why, &first);
+	jkv(b, in, "failed_phase", s->failed_phase, &first);
+	jkv(b, in, "crash_title", s->title, &first);
+	jkey(b, in, "resumed", &first);
+	sbuf_adds(b, s->resumed ? "true" : "false");
+	jkey(b, in, "durations", &first);
+	sbuf_adds(b, "{");
+	for (int p = 0; p < KP__COUNT; p++) {
+		if (s->ms[p] < 0)
+			continue;
+		jkey(b, "          ", phase_names[p], &f2);
+		jsecs(b, s->ms[p]);
+	}
+	sbuf_adds(b, f2 ? "}" : "\n        }");
+	sbuf_adds(b, "\n      }");
+}
+
+static void test_json(struct sbuf *b, const struct ktest_report *t)
+{
+	const char *in = "    ";
+	bool first = true;
+
+	sbuf_adds(b, "  {");
+	jkey(b, in, "index", &first);
+	sbuf_addf(b, "%d", t->index);
+	jkv(b, in, "name", t->name, &first);
+	jkv(b, in, "type", t->type, &first);
+	jkv(b, in, "subtype", t->subtype, &first);
+	jkv(b, in, "verdict", kverdict_name(t->verdict), &first);
+	jkv(b, in, "why", t->why, &first);
+	jkv(b, in, "first_bad_commit", t->result_commit, &first);
+	jkv(b, in, "first_bad_subject", t->result_subject, &first);
+	jkey(b, in, "steps", &first);
+	sbuf_adds(b, "[");
+	for (size_t k = 0; k < t->nsteps; k++) {
+		sbuf_adds(b, k ? ",\n" : "\n");
+		step_json(b, &t->steps[k]);
+	}
+	sbuf_adds(b, t->nsteps ? "\n    ]" : "]");
+	sbuf_adds(b, "\n  }");
+}
+
+/* KCIDB v4: ids are "ktest:<commit>" / "ktest:<test>.<step>" with origin ktest */
+static const char *kcidb_status(enum kverdict v)
+{
+	switch (v) {
+	case KV_GOOD:
+		return "PASS";
+	case KV_BAD:
+		return "FAIL";
+	case KV_SKIP:
+		return "SKIP";
+	default:
+		return "ERROR";
+	}
+}
+
+static bool phase_failed(const struct kstep_report *s, const char *phase)
+{
+	return s->failed_phase && !strcmp(s->failed_phase, phase);
+}
+
+static void kcidb_build(struct sbuf *b, const struct ktest_report *t,
+			const struct kstep_report *s, bool *first)
+{
+	sbuf_adds(b, *first ? "\n      " : ",\n      ");
+	*first = false;
+	sbuf_addf(b, "{\"id\": \"ktest:%d.%d\", \"origin\": \"ktest\", "
+		  "\"checkout_id\": ", t->index, s->n);
+	if (s->commit) {
+		sbuf_adds(b, "\"ktest:");
+		sbuf_adds(b, s->commit);
+		sbuf_adds(b, "\"");
+	} else {
+		sbuf_adds(b, "\"ktest:none\"");
+	}
+	sbuf_adds(b, ", \"config_url\": ");
+	jstr(b, s->config);
+	sbuf_adds(b, ", \"valid\": ");
+	sbuf_adds(b, phase_failed(s, "build") ? "false" : "true");
+	sbuf_adds(b, ", \"duration\": ");
+	jsecs(b, s->ms[KP_BUILD]);
+	sbuf_adds(b, "}");
+}
+
+static void kcidb_test(struct sbuf *b, const struct ktest_report *t,
+		       const struct kstep_report *s, const char *path,
+		       enum kphase p, bool *first)
+{
+	enum kverdict v = phase_failed(s, path) ? s->verdict : KV_GOOD;
+
+	if (s->failed_phase && !phase_failed(s, path) &&
+	    (!strcmp(s->failed_phase, "build") ||
+	     !strcmp(s->failed_phase, "install") ||
+	     (p == KP_TEST && !strcmp(s->failed_phase, "boot"))))
+		return;		/* it never ran */
+	sbuf_adds(b, *first ? "\n      " : ",\n      ");
+	*first = false;
+	sbuf_addf(b, "{\"id\": \"ktest:%d.%d.%s\", \"origin\": \"ktest\", "
+		  "\"build_id\": \"ktest:%d.%d\", \"path\": \"%s\", "
+		  "\"status\": \"%s\", \"duration\": ", t->index, s->n, path,
+		  t->index, s->n, path, kcidb_status(v));
+	jsecs(b, s->ms[p]);
+	if (v != KV_GOOD && s->title) {
+		sbuf_adds(b, ", \"misc\": {\"crash_title\": ");
+		jstr(b, s->title);
+		sbuf_adds(b, "}");
+	}
+	sbuf_adds(b, "}");
+}
+
+static void kcidb_json(struct sbuf *b, const struct kreport *r)
+{
+	struct strmap seen;
+	bool first = true;
+
+	strmap_init(&seen);
+	sbuf_adds(b, "{\n    \"version\": {\"major\": 4, \"minor\": 3},\n"
+		  "    \"checkouts\": [");
+	for (size_t i = 0; i < r->ntests; i++) {
+		for (size_t k = 0; k < r->tests[i].nsteps; k++) {
+			const struct kstep_report *s = &r->tests[i].steps[k];
+
+			if (!s->commit || strmap_has(&seen, s->commit))
+				continue;
+			strmap_put(&seen, s->commit, NULL);
+			sbuf_adds(b, first ? "\n      " : ",\n      ");
+			first = false;
+			sbuf_addf(b, "{\"id\": \"ktest:%s\", \"origin\": \"ktest\", "
+				  "\"git_commit_hash\": \"%s\", \"patchset_hash\": \"\"}",
+				  s->commit, s->commit);
+		}
+	}
+	strmap_free(&seen, NULL);
+	sbuf_adds(b, first ? "],\n    \"builds\": [" : "\n    ],\n    \"builds\": [");
+	first = true;
+	for (size_t i = 0; i < r->ntests; i++)
+		for (size_t k = 0; k < r->tests[i].nsteps; k++)
+			if (r->tests[i].steps[k].ms[KP_BUILD] >= 0)
+				kcidb_build(b, &r->tests[i], &r->tests[i].steps[k],
+					    &first);
+	sbuf_adds(b, first ? "],\n    \"tests\": [" : "\n    ],\n    \"tests\": [");
+	first = true;
+	for (size_t i = 0; i < r->ntests; i++) {
+		for (size_t k = 0; k < r->tests[i].nsteps; k++) {
+			const struct kstep_report *s = &r->tests[i].steps[k];
+
+			if (s->ms[KP_BUILD] < 0)
+				continue;	/* no build to hang it on */
+			if (s->ms[KP_BOOT] >= 0)
+				kcidb_test(b, &r->tests[i], s, "boot", KP_BOOT, &first);
+			if (s->ms[KP_TEST] >= 0)
+				kcidb_test(b, &r->tests[i], s, "test", KP_TEST, &first);
+		}
+	}
+	sbuf_adds(b, first ? "]\n  }" : "\n    ]\n  }");
+}
+
+static void report_json(struct sbuf *b, const struct kreport *r)
+{
+	bool first = true;
+
+	sbuf_adds(b, "{");
+	jkv(b, "  ", "ktest_version", KTEST_VERSION, &first);
+	jkv(b, "  ", "config", r->config, &first);
+	jkv(b, "  ", "started", r->started, &first);
+	jkv(b, "  ", "finished", r->finished, &first);
+	jkey(b, "  ", "tests", &first);
+	sbuf_adds(b, "[");
+	for (size_t i = 0; i < r->ntests; i++) {
+		sbuf_adds(b, i ? ",\n" : "\n");
+		test_json(b, &r->tests[i]);
+	}
+	sbuf_adds(b, r->ntests ? "\n  ]" : "]");
+	jkey(b, "  ", "kcidb", &first);
+	kcidb_json(b, r);
+	sbuf_adds(b, "\n}\n");
+}
+
+int kreport_write(const struct kreport *r, const char *path)
+{
+	struct sbuf b;
+	char *tmp = xasprintf("%s.tmp", path);
+	int fd, ret = -1, saved;
+	size_t off = 0;
+
+	sbuf_init(&b);
+	report_json(&b, r);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto out;
+	while (off < b.len) {
+		ssize_t w = write(fd, b.buf + off, b.len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			close(fd);
+			goto out;
+		}
+		off += w;
+	}
+	if (fsync(fd) || close(fd))
+		goto out;
+	ret = rename(tmp, path);
+out:
+	saved = errno;
+	if (ret)
+		unlink(tmp);
+	free(tmp);
+	sbuf_free(&b);
+	errno = saved;
+	return ret;
+}

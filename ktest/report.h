@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The machine-readable result of a run: every test, and every step of it
+ * (a build, install, boot and test of one commit), with its verdict, why,
+ * crash title and durations. Written as JSON after every step (temp file,
+ * then rename), so a run killed at any moment leaves a whole report.
+ *
+ * The "kcidb" member holds the same facts as KernelCI KCIDB v4 objects:
+ * one checkout per commit, one build per step that built, one test per
+ * boot and per test run (doc/report.md).
+ */
+#ifndef KTEST_REPORT_H
+#define KTEST_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum kverdict { KV_NONE, KV_GOOD, KV_BAD, KV_SKIP, KV_INFRA };
+
+const char *kverdict_name(enum kverdict v);
+enum kverdict kverdict_parse(const char *s);
+
+/* Phases of a step, for their durations. */
+enum kphase { KP_BUILD, KP_INSTALL, KP_BOOT, KP_TEST, KP__COUNT };
+
+struct kstep_report {
+	int n;			/* 1, 2, ... within its test */
+	char *kind;		/* "build", "bisect", "patchcheck", ... */
+	char *commit;		/* full id, or NULL (no git) */
+	char *subject;
+	char *config;		/* the .config used */
+	enum kverdict verdict;
+	char *why;		/* "build failed: exit 2", "boot: Kernel panic" */
+	char *title;		/* crash title, or NULL */
+	char *failed_phase;	/* "build", "boot", ... or NULL */
+	long ms[KP__COUNT];	/* -1: the phase did not run */
+	bool resumed;		/* taken from the journal, not run again */
+};
+
+struct ktest_report {
+	int index;
+	char *name, *type, *subtype;
+	enum kverdict verdict;
+	char *why;
+	char *result_commit;	/* bisect: the first bad commit */
+	char *result_subject;
+	struct kstep_report *steps;
+	size_t nsteps;
+};
+
+struct kreport {
+	char *config;
+	char *started, *finished;	/* ISO 8601 UTC */
+	struct ktest_report *tests;
+	size_t ntests;
+};
+
+void kreport_init(struct kreport *r, const char *config);
+void kreport_free(struct kreport *r);
+/* Adds a test; the pointer is valid until the next kreport_test(). */
+struct ktest_report *kreport_test(struct kreport *r, int index,
+				  const char *name, const char *type,
+				  const char *subtype);
+/* Adds a step to t with every duration unset. */
+struct kstep_report *kreport_step(struct ktest_report *t, const char *kind,
+				  const char *commit, const char *subject);
+void kreport_set(char **field, const char *value);
+/* Marks the run finished (sets finished to now). */
+void kreport_finish(struct kreport *r);
+
+/* Writes the JSON to path (path.tmp, fsync, rename). 0 or -1 with errno. */
+int kreport_write(const struct kreport *r, const char *path);
+
+/* ISO 8601 UTC of now, malloc'd. */
+char *kreport_now(void);
+
+#endif

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The JSON report: written whole (temp file + rename), valid JSON (read back
+ * by jq), every step with its verdict, why and durations, awkward strings
+ * escaped, and the KCIDB view with one checkout per commit, a build per
+ * built step and a test per boot/test that ran.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf/strmap.h"
+#include "ktest/report.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	snprintf(dir, sizeof(dir), "/tmp/ktest-report.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* jq -r FILTER FILE, first output line */
+static char *jq(const char *path, const char *filter)
+{
+	char *cmd = xasprintf("jq -r '%s' '%s' 2>&1", filter, path);
+	FILE *p = popen(cmd, "r");
+	char buf[4096] = "";
+	int st;
+
+	assert_non_null(p);
+	if (!fgets(buf, sizeof(buf), p))
+		buf[0] = '\0';
+	while (fgetc(p) != EOF)
+		;
+	st = pclose(p);
+	if (st)
+		fail_msg("jq '%s' failed (%d): %s (is jq installed? make deps)",
+			 filter, st, buf);
+	free(cmd);
+	buf[strcspn(buf, "\n")] = '\0';
+	return xstrdup(buf);
+}
+
+static void expect(const char *path, const char *filter, const char *want)
+{
+	char *got = jq(path, filter);
+
+	if (strcmp(got, want))
+		fail_msg("%s: got '%s', want '%s'", filter, got, want);
+	free(got);
+}
+
+static void build_report(struct kreport *r)
+{
+	struct ktest_report *t;
+	struct kstep_report *s;
+
+	kreport_init(r, "/etc/ktest/my \"lab\".conf");
+	t = kreport_test(r, 1, "bisect boot", "bisect", "boot");
+	s = kreport_step(t, "bisect", "aaaa", "fix: a \"quoted\"\tsubject\n");
+	s->verdict = KV_GOOD;
+	s->ms[KP_BUILD] = 8123;
+	s->ms[KP_INSTALL] = 450;
+	s->ms[KP_BOOT] = 2001;
+	s = kreport_step(t, "bisect", "bbbb", "break boot");
+	s->verdict = KV_BAD;
+	kreport_set(&s->why, "boot: Kernel panic - not syncing: x");
+	kreport_set(&s->title, "Kernel panic - not syncing: x");
+	kreport_set(&s->failed_phase, "boot");
+	s->ms[KP_BUILD] = 7000;
+	s->ms[KP_INSTALL] = 400;
+	s->ms[KP_BOOT] = 3000;
+	s = kreport_step(t, "bisect", "cccc", "build break");
+	s->verdict = KV_SKIP;
+	kreport_set(&s->failed_phase, "build");
+	s->ms[KP_BUILD] = 5000;
+	s = kreport_step(t, "bisect", "aaaa", "again, from the journal");
+	s->verdict = KV_GOOD;
+	s->resumed = true;
+	t->verdict = KV_GOOD;
+	kreport_set(&t->result_commit, "bbbb");
+	kreport_set(&t->result_subject, "break boot");
+	t = kreport_test(r, 2, NULL, "build", "oldconfig");
+	t->verdict = KV_BAD;
+	kreport_set(&t->why, "failed build");
+	kreport_finish(r);
+}
+
+static void test_report(void **state)
+{
+	struct kreport r;
+	char *path = xasprintf("%s/report.json", dir);
+	char *tmp = xasprintf("%s.tmp", path);
+
+	build_report(&r);
+	assert_int_equal(kreport_write(&r, path), 0);
+	assert_int_equal(access(tmp, F_OK), -1);
+	expect(path, ".config", "/etc/ktest/my \"lab\".conf");
+	expect(path, ".tests | length", "2");
+	expect(path, ".tests[0].first_bad_commit", "bbbb");
+	expect(path, ".tests[0].steps | length", "4");
+	expect(path, ".tests[0].steps[0].subject | @json",
+	       "\"fix: a \\\"quoted\\\"\\tsubject\\n\"");
+	expect(path, ".tests[0].steps[0].durations.build", "8.123");
+	expect(path, ".tests[0].steps[0].durations.boot", "2.001");
+	expect(path, ".tests[0].steps[0].durations.test", "null");
+	expect(path, ".tests[0].steps[1].verdict", "BAD");
+	expect(path, ".tests[0].steps[1].crash_title", "Kernel panic - not syncing: x");
+	expect(path, ".tests[0].steps[3].resumed", "true");
+	expect(path, ".tests[1].name", "null");
+	expect(path, ".tests[1].why", "failed build");
+	expect(path, ".tests[1].steps | length", "0");
+	/* KCIDB: three distinct commits, three builds, two boots */
+	expect(path, ".kcidb.version.major", "4");
+	expect(path, ".kcidb.checkouts | length", "3");
+	expect(path, ".kcidb.checkouts[1].git_commit_hash", "bbbb");
+	expect(path, ".kcidb.builds | length", "3");
+	expect(path, ".kcidb.builds[2].valid", "false");
+	expect(path, ".kcidb.builds[1].checkout_id", "ktest:bbbb");
+	expect(path, ".kcidb.tests | length", "2");
+	expect(path, ".kcidb.tests[1].status", "FAIL");
+	expect(path, ".kcidb.tests[1].misc.crash_title",
+	       "Kernel panic - not syncing: x");
+	expect(path, ".kcidb.tests[0].status", "PASS");
+	kreport_free(&r);
+	free(path);
+	free(tmp);
+}
+
+static void test_empty_and_unwritable(void **state)
+{
+	struct kreport r;
+	char *path = xasprintf("%s/empty.json", dir);
+
+	kreport_init(&r, NULL);
+	assert_int_equal(kreport_write(&r, path), 0);
+	expect(path, ".tests | length", "0");
+	expect(path, ".kcidb.builds | length", "0");
+	expect(path, ".finished", "null");
+	assert_int_equal(kreport_write(&r, "/proc/no/such/report.json"), -1);
+	kreport_free(&r);
+	free(path);
+}
+
+static void test_verdict_names(void **state)
+{
+	for (int v = KV_NONE; v <= KV_INFRA; v++)
+		assert_int_equal(kverdict_parse(kverdict_name(v)), v);
+	assert_int_equal(kverdict_parse("good"), KV_NONE);
+	assert_int_equal(kverdict_parse(NULL), KV_NONE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_and_unwritable, setup,
+						teardown),
+		cmocka_unit_test(test_verdict_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
