@@ -34,6 +34,8 @@ struct kcli {
 	struct kdefine *defines;
 	int ndefines;
 	bool dry_run;
+	bool restart;		/* --restart: ignore the journal */
+	const char *json;	/* --json FILE */
 	bool interactive;	/* stdin is a tty: prompts allowed */
 	struct kdiag diag;
 };

@@ -1,17 +1,470 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ktest [CONFIG]: run the tests, in config order.
+ * ktest [CONFIG]: run the tests, in config order, as ktest.pl does (its
+ * prologue, banners, times and summary), with a journal and a JSON report
+ * in the state directory so that a rerun resumes an unfinished run.
  *
- * The runners for the test types land one by one; a type without its runner
- * stops the run with exit 2 and says so, never a fake success.
+ * Exit status: 0 every test passed, 1 a test failed, 2 a usage or config
+ * error, 3 the lab gave out. (ktest.pl exits 0 after failed tests when
+ * DIE_ON_FAILURE=0, and with Perl's die status otherwise.)
+ *
+ * Test types whose runner has not landed yet stop the run with exit 2 and
+ * say so, never a fake success.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "ktest/cmd.h"
+#include "ktest/run.h"
+#include "ktest/vcs.h"
 
-/* The subtype ktest.pl prints after the test type */
+static volatile sig_atomic_t got_sigint;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	got_sigint = 1;
+}
+
+/* ---- output ---- */
+
+void krun_print(struct krun *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	if (r->log) {
+		va_start(ap, fmt);
+		vfprintf(r->log, fmt, ap);
+		va_end(ap);
+		fflush(r->log);
+	}
+}
+
+void krun_log(struct krun *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->log)
+		return;
+	va_start(ap, fmt);
+	vfprintf(r->log, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- options of the current test ---- */
+
+void krun_forget(struct krun *r)
+{
+	for (int k = 0; k < KOPT__COUNT; k++) {
+		if (r->opts[k]) {
+			r->stale = xrealloc(r->stale, (r->nstale + 1) * sizeof(char *));
+			r->stale[r->nstale++] = r->opts[k];
+		}
+		r->opts[k] = NULL;
+		r->have[k] = false;
+	}
+}
+
+/* Between tests: nothing handed out is in use any more. */
+static void forget_all(struct krun *r)
+{
+	krun_forget(r);
+	for (size_t k = 0; k < r->nstale; k++)
+		free(r->stale[k]);
+	free(r->stale);
+	r->stale = NULL;
+	r->nstale = 0;
+}
+
+const char *krun_opt(struct krun *r, enum kopt_id id)
+{
+	if (!r->have[id]) {
+		char *v = NULL;
+
+		if (kconfig_get(r->c, id, r->i, &v, NULL)) {
+			krun_print(r, "ktest: %s does not resolve for test %d: stopping\n",
+				   kconfig_opt_name(r->c, id), r->i);
+			r->die = true;
+			return NULL;
+		}
+		r->opts[id] = v;
+		r->have[id] = true;
+	}
+	return r->opts[id];
+}
+
+bool krun_bool(struct krun *r, enum kopt_id id)
+{
+	const char *v = krun_opt(r, id);
+
+	return v && *v && strtol(v, NULL, 0) != 0;
+}
+
+long krun_int(struct krun *r, enum kopt_id id, long fallback)
+{
+	const char *v = krun_opt(r, id);
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return fallback;
+	n = strtol(v, &end, 0);
+	return *end ? fallback : n;
+}
+
+struct kvcs *krun_vcs(struct krun *r)
+{
+	char err[1024];
+	const char *dir;
+
+	if (r->vcs)
+		return r->vcs;
+	dir = krun_opt(r, KOPT_BUILD_DIR);
+	r->vcs = kvcs_open(dir ? dir : ".", err, sizeof(err));
+	if (!r->vcs)
+		krun_print(r, "ktest: %s\n", err);
+	return r->vcs;
+}
+
+/* ---- times and banners ---- */
+
+static void print_time(struct krun *r, const char *what, long ms)
+{
+	long s = ms / 1000, h = s / 3600, m = (s % 3600) / 60;
+
+	if (ms <= 0)
+		return;
+	s %= 60;
+	krun_print(r, "%s", what);
+	if (h)
+		krun_print(r, "%ld hour%s ", h, h == 1 ? "" : "s");
+	if (h || m)
+		krun_print(r, "%ld minute%s ", m, m == 1 ? "" : "s");
+	krun_print(r, "%ld second%s\n", s, s == 1 ? "" : "s");
+}
+
+void krun_print_times(struct krun *r)
+{
+	static const char *const names[] = {
+		"Build time:   ", "Install time: ", "Reboot time:  ",
+		"Test time:    ",
+	};
+
+	if (!r->ms[0] && !r->ms[1] && !r->ms[2] && !r->ms[3])
+		return;
+	krun_print(r, "\n");
+	for (int k = 0; k < 4; k++)
+		print_time(r, names[k], r->ms[k]);
+	krun_print(r, "\n");
+	memset(r->ms, 0, sizeof(r->ms));
+}
+
+static void test_label(struct krun *r, char *buf, size_t len)
+{
+	const char *name = krun_opt(r, KOPT_TEST_NAME);
+
+	if (name && *name)
+		snprintf(buf, len, "TEST %d (%s)", r->i, name);
+	else
+		snprintf(buf, len, "TEST %d", r->i);
+}
+
+static void run_hook(struct krun *r, enum kopt_id id, bool must)
+{
+	const char *cmd = krun_opt(r, id);
+	struct kcmd_opts o = { .timeout_ms = 0, .stdin_null = true };
+	struct kcmd_result res;
+	char how[128];
+
+	if (!cmd || !*cmd)
+		return;
+	krun_print(r, "Running %s: %s\n", kconfig_opt_name(r->c, id), cmd);
+	o.on_line = NULL;
+	if (kcmd_run(cmd, &o, &res) || res.status != 0) {
+		krun_print(r, "%s failed: %s\n", kconfig_opt_name(r->c, id),
+			   kcmd_describe(&res, how, sizeof(how)));
+		if (must) {
+			krun_print(r, "CRITICAL FAILURE... [TEST %d] failed: %s\n",
+				   r->i, kconfig_opt_name(r->c, id));
+			r->die = true;
+		}
+	}
+}
+
+/* STORE_FAILURES / STORE_SUCCESSES: a dated directory of the test's files */
+static void store_files(struct krun *r, enum kopt_id id, const char *what)
+{
+	const char *dir = krun_opt(r, id);
+	const char *bt = krun_opt(r, KOPT_BUILD_TYPE);
+	const char *machine = krun_opt(r, KOPT_MACHINE);
+	const char *out = krun_opt(r, KOPT_OUTPUT_DIR);
+	char stamp[32], *dest, *cfg;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!dir || !*dir)
+		return;
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	if (bt && !strncmp(bt, "useconfig", 9))
+		bt = "useconfig";
+	dest = xasprintf("%s/%s-%s-%s-%s-%s", dir, machine ? machine : "box",
+			 krun_opt(r, KOPT_TEST_TYPE), bt ? bt : "", what, stamp);
+	cfg = xasprintf("%s/.config", out ? out : ".");
+	{
+		const char *const argv[] = { "mkdir", "-p", dest, NULL };
+		struct kcmd_opts o = { .stdin_null = true };
+		struct kcmd_result res;
+
+		if (kcmd_runv(argv, &o, &res) || res.status) {
+			krun_print(r, "ktest: cannot create %s (%s)\n", dest,
+				   kconfig_opt_name(r->c, id));
+			goto out;
+		}
+	}
+	{
+		const char *files[][2] = {
+			{ cfg, "config" }, { r->buildlog, "buildlog" },
+			{ r->dmesg, "dmesg" }, { r->testlog, "testlog" },
+		};
+
+		for (size_t k = 0; k < 4; k++) {
+			char *to;
+
+			if (!files[k][0] || access(files[k][0], R_OK))
+				continue;
+			to = xasprintf("%s/%s", dest, files[k][1]);
+			{
+				const char *const argv[] = { "cp", files[k][0], to, NULL };
+				struct kcmd_opts o = { .stdin_null = true };
+				struct kcmd_result res;
+
+				if (kcmd_runv(argv, &o, &res) || res.status)
+					krun_print(r, "ktest: cannot copy %s to %s\n",
+						   files[k][0], to);
+			}
+			free(to);
+		}
+	}
+	krun_print(r, "Stored %s files in %s\n", what, dest);
+out:
+	free(dest);
+	free(cfg);
+}
+
+int krun_fail(struct krun *r, const char *fmt, ...)
+{
+	char why[2048], label[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	r->failures++;
+	r->t->verdict = KV_BAD;
+	kresults_set(&r->t->why, why);
+	test_label(r, label, sizeof(label));
+	if (krun_bool(r, KOPT_DIE_ON_FAILURE))
+		r->die = true;
+	krun_print(r, "FAILED\n");
+	krun_print_times(r);
+	krun_print(r, "%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%\n"
+		      "%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%\n");
+	krun_print(r, "KTEST RESULT: %s Failed: %s\n", label, why);
+	krun_print(r, "%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%\n"
+		      "%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%%\n");
+	if (!r->die)
+		store_files(r, KOPT_STORE_FAILURES, "fail");
+	return 1;
+}
+
+int krun_success(struct krun *r)
+{
+	char label[256];
+
+	r->successes++;
+	r->t->verdict = KV_GOOD;
+	test_label(r, label, sizeof(label));
+	krun_print_times(r);
+	krun_print(r, "\n\n*******************************************\n"
+		      "*******************************************\n");
+	krun_print(r, "KTEST RESULT: %s SUCCESS!!!!   **\n", label);
+	krun_print(r, "*******************************************\n"
+		      "*******************************************\n");
+	store_files(r, KOPT_STORE_SUCCESSES, "success");
+	return 0;
+}
+
+/* ---- state directory and journal ---- */
+
+static unsigned long file_crc(const char *path)
+{
+	char buf[65536];
+	unsigned long crc = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	/* a chained CRC of the blocks: equal files give equal values */
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = kjournal_crc32(buf, n) ^ (crc * 31);
+	close(fd);
+	return crc;
+}
+
+/* What identifies a run: the config file's path and content, and -D. */
+static char *run_identity(struct kcli *cli, const char *abs)
+{
+	struct sbuf b;
+	char *id;
+
+	sbuf_init(&b);
+	sbuf_addf(&b, "%s %08lx", abs, file_crc(cli->config));
+	for (int k = 0; k < cli->ndefines; k++)
+		sbuf_addf(&b, " -D%s%s%s", cli->defines[k].name,
+			  cli->defines[k].variable ? ":=" : "=",
+			  cli->defines[k].value ? cli->defines[k].value : "");
+	id = xasprintf("%08lx", kjournal_crc32(b.buf, b.len));
+	sbuf_free(&b);
+	return id;
+}
+
+static char *default_state_dir(const char *abs)
+{
+	const char *xdg = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+	const char *base = strrchr(abs, '/');
+	char *root, *dir;
+
+	base = base ? base + 1 : abs;
+	if (xdg && *xdg)
+		root = xasprintf("%s/ktest", xdg);
+	else
+		root = xasprintf("%s/.local/state/ktest", home && *home ? home : "/tmp");
+	dir = xasprintf("%s/%s-%08lx", root, base,
+			kjournal_crc32(abs, strlen(abs)));
+	free(root);
+	return dir;
+}
+
+static int open_state(struct krun *r, struct kcli *cli)
+{
+	char err[1024], *abs = realpath(cli->config, NULL);
+	const char *sd;
+	char *id;
+	const struct kjrec *first;
+	int ret = 0;
+
+	r->i = -1;
+	sd = krun_opt(r, KOPT_STATE_DIR);
+	r->state_dir = sd && *sd ? xstrdup(sd) :
+		default_state_dir(abs ? abs : cli->config);
+	if (kjournal_open(&r->j, r->state_dir, err, sizeof(err))) {
+		krun_print(r, "ktest: %s\n", err);
+		free(abs);
+		return -1;
+	}
+	id = run_identity(cli, abs ? abs : cli->config);
+	first = r->j.nrecs ? &r->j.recs[0] : NULL;
+	if (first && (cli->restart || kjournal_find(&r->j, "ev", "end", NULL) ||
+		      !kjrec_get(first, "id") || strcmp(kjrec_get(first, "id"), id))) {
+		const char *why = cli->restart ? "--restart" :
+			kjournal_find(&r->j, "ev", "end", NULL) ?
+			"the last run finished" : "the config changed";
+
+		krun_print(r, "Starting afresh (%s); the old journal is kept as %s.N\n",
+			   why, r->j.path);
+		if (kjournal_restart(&r->j, err, sizeof(err))) {
+			krun_print(r, "ktest: %s\n", err);
+			ret = -1;
+		}
+		first = NULL;
+	} else if (first) {
+		krun_print(r, "Resuming the unfinished run in %s (--restart starts afresh)\n",
+			   r->state_dir);
+	}
+	if (!ret && !first && kjournal_append(&r->j, "ev", "run", "id", id,
+					      "config", abs ? abs : cli->config,
+					      NULL)) {
+		krun_print(r, "ktest: cannot write %s: %s\n", r->j.path,
+			   strerror(errno));
+		ret = -1;
+	}
+	r->report_path = xasprintf("%s/report.json", r->state_dir);
+	free(id);
+	free(abs);
+	return ret;
+}
+
+static void write_report(struct krun *r)
+{
+	if (kresults_write(&r->report, r->report_path))
+		krun_print(r, "ktest: cannot write %s: %s\n", r->report_path,
+			   strerror(errno));
+	if (r->json_path && kresults_write(&r->report, r->json_path))
+		krun_print(r, "ktest: cannot write %s (--json): %s\n",
+			   r->json_path, strerror(errno));
+}
+
+/* ---- the log ---- */
+
+static int open_log(struct krun *r)
+{
+	const char *path;
+	char *dir, *slash;
+
+	r->i = -1;
+	path = krun_opt(r, KOPT_LOG_FILE);
+	if (!path || !*path)
+		return 0;
+	r->log_path = xstrdup(path);
+	dir = xstrdup(path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (access(dir, F_OK)) {
+			const char *const argv[] = { "mkdir", "-p", dir, NULL };
+			struct kcmd_opts o = { .stdin_null = true };
+			struct kcmd_result res;
+
+			if (kcmd_runv(argv, &o, &res) || res.status) {
+				fprintf(stderr, "ktest: cannot create the log directory %s (LOG_FILE)\n",
+					dir);
+				free(dir);
+				return -1;
+			}
+			printf("The log directory %s did not exist, so it was created.\n",
+			       dir);
+		}
+	}
+	free(dir);
+	r->i = -1;
+	r->log = fopen(path, krun_bool(r, KOPT_CLEAR_LOG) ? "w" : "a");
+	if (!r->log) {
+		fprintf(stderr, "ktest: cannot open LOG_FILE %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- one test ---- */
+
 static char *subtype(struct kconfig *c, int i, const char *type)
 {
 	enum kopt_id id = KOPT_BUILD_TYPE;
@@ -31,51 +484,310 @@ static char *subtype(struct kconfig *c, int i, const char *type)
 	return v;
 }
 
-static int describe(struct kconfig *c, int i, bool dry)
+static char *per_test_file(struct krun *r, const char *what)
 {
-	char *name = NULL, *type = NULL, *sub;
+	const char *tmp = krun_opt(r, KOPT_TMP_DIR);
+	const char *machine = krun_opt(r, KOPT_MACHINE);
 
-	if (kconfig_get(c, KOPT_TEST_NAME, i, &name, NULL) ||
-	    kconfig_get(c, KOPT_TEST_TYPE, i, &type, NULL)) {
-		free(name);
+	return xasprintf("%s/%s-%s", tmp ? tmp : "/tmp/ktest", what,
+			 machine ? machine : "box");
+}
+
+static int mkdir_p(struct krun *r, const char *dir, enum kopt_id id)
+{
+	const char *const argv[] = { "mkdir", "-p", dir, NULL };
+	struct kcmd_opts o = { .stdin_null = true };
+	struct kcmd_result res;
+
+	if (kcmd_runv(argv, &o, &res) || res.status) {
+		krun_print(r, "ktest: cannot create %s (%s)\n", dir,
+			   kconfig_opt_name(r->c, id));
 		return -1;
 	}
-	sub = subtype(c, i, type);
-	printf("%s TEST %d of %d%s%s%s with option %s %s\n",
-	       dry ? "WOULD RUN" : "RUNNING", i, c->num_tests,
-	       name ? " (" : "", name ? name : "", name ? ")" : "", type, sub);
-	if (!dry) {
-		fprintf(stderr, "ktest: not implemented yet: TEST_TYPE %s\n", type);
-		free(name);
-		free(type);
-		free(sub);
-		return -1;
-	}
-	free(name);
-	free(type);
-	free(sub);
 	return 0;
+}
+
+static int prologue(struct krun *r)
+{
+	const char *dir;
+
+	dir = krun_opt(r, KOPT_OUTPUT_DIR);
+	if (dir && *dir && mkdir_p(r, dir, KOPT_OUTPUT_DIR))
+		return -1;
+	dir = krun_opt(r, KOPT_TMP_DIR);
+	if (dir && *dir && mkdir_p(r, dir, KOPT_TMP_DIR))
+		return -1;
+	dir = krun_opt(r, KOPT_BUILD_DIR);
+	if (dir && *dir && chdir(dir)) {
+		krun_print(r, "ktest: cannot enter BUILD_DIR %s: %s\n", dir,
+			   strerror(errno));
+		return -1;
+	}
+	free(r->buildlog);
+	free(r->testlog);
+	free(r->dmesg);
+	r->buildlog = per_test_file(r, "buildlog");
+	r->testlog = per_test_file(r, "testlog");
+	r->dmesg = per_test_file(r, "dmesg");
+	if (krun_opt(r, KOPT_MACHINE))
+		setenv("MACHINE", krun_opt(r, KOPT_MACHINE), 1);
+	if (krun_opt(r, KOPT_SSH_USER))
+		setenv("SSH_USER", krun_opt(r, KOPT_SSH_USER), 1);
+	if (r->i == 1)
+		run_hook(r, KOPT_PRE_KTEST, krun_bool(r, KOPT_PRE_KTEST_DIE));
+	return r->die ? -1 : 0;
+}
+
+static int checkout(struct krun *r)
+{
+	const char *rev = krun_opt(r, KOPT_CHECKOUT);
+	struct kvcs *v;
+	struct kvcs_commit cm;
+
+	if (!rev || !*rev)
+		return 0;
+	v = krun_vcs(r);
+	if (!v)
+		return -1;
+	if (kvcs_resolve(v, rev, &cm) || kvcs_checkout(v, cm.id, false)) {
+		krun_print(r, "ktest: CHECKOUT %s: %s\n", rev, kvcs_error(v));
+		return -1;
+	}
+	krun_print(r, "Checked out %s (%.12s %s)\n", rev, cm.id, cm.subject);
+	kvcs_commit_clear(&cm);
+	return 0;
+}
+
+static int run_build(struct krun *r)
+{
+	struct kstep_opts o = { .kind = "build", .level = KSTEP_BUILD,
+				.check_warnings = true };
+	struct kstep_result res;
+
+	if (krun_step(r, &o, &res))
+		return -1;
+	if (res.verdict == KV_GOOD)
+		return krun_success(r);
+	if (res.verdict == KV_INFRA)
+		r->infra = true;
+	return krun_fail(r, "%s", res.why);
+}
+
+static int run_warnings_file(struct krun *r)
+{
+	const char *wf = krun_opt(r, KOPT_WARNINGS_FILE);
+	const char *bt = krun_opt(r, KOPT_BUILD_TYPE);
+	struct kstep_opts o = { .kind = "make_warnings_file",
+				.level = KSTEP_BUILD };
+	struct kstep_result res;
+
+	if (!wf || !*wf) {
+		krun_print(r, "ktest: make_warnings_file needs WARNINGS_FILE (test %d)\n",
+			   r->i);
+		r->die = true;
+		return -1;
+	}
+	if (bt && !strcmp(bt, "nobuild")) {
+		krun_print(r, "ktest: make_warnings_file needs a build: BUILD_TYPE is nobuild (test %d)\n",
+			   r->i);
+		r->die = true;
+		return -1;
+	}
+	if (krun_step(r, &o, &res))
+		return -1;
+	if (res.verdict != KV_GOOD)
+		return krun_fail(r, "%s", res.why);
+	if (krun_write_warnings(r, wf))
+		return krun_fail(r, "cannot write WARNINGS_FILE %s", wf);
+	krun_print(r, "Wrote the build's warnings to %s\n", wf);
+	return krun_success(r);
+}
+
+static bool implemented(const char *type)
+{
+	return !strcmp(type, "build") || !strcmp(type, "make_warnings_file") ||
+		!strcmp(type, "bisect") || !strcmp(type, "patchcheck");
+}
+
+static int dispatch(struct krun *r, const char *type)
+{
+	if (!strcmp(type, "build"))
+		return run_build(r);
+	if (!strcmp(type, "make_warnings_file"))
+		return run_warnings_file(r);
+	if (!strcmp(type, "bisect"))
+		return krun_bisect(r);
+	if (!strcmp(type, "patchcheck"))
+		return krun_patchcheck(r);
+	krun_print(r, "ktest: not implemented yet: TEST_TYPE %s\n", type);
+	return -2;
+}
+
+static int run_test(struct krun *r, bool dry)
+{
+	char *sub, label[256];
+	const char *type, *name;
+	const struct kjrec *done;
+	char idx[16];
+	int ret;
+
+	forget_all(r);
+	type = krun_opt(r, KOPT_TEST_TYPE);
+	name = krun_opt(r, KOPT_TEST_NAME);
+	if (!type)
+		return -1;
+	sub = subtype(r->c, r->i, type);
+	test_label(r, label, sizeof(label));
+	krun_print(r, "\n\n%s TEST %d of %d%s%s%s with option %s %s\n\n",
+		   dry ? "WOULD RUN" : "RUNNING", r->i, r->c->num_tests,
+		   name ? " (" : "", name ? name : "", name ? ")" : "", type, sub);
+	if (dry) {
+		free(sub);
+		return 0;
+	}
+	r->t = kresults_test(&r->report, r->i, name, type, sub);
+	free(sub);
+	snprintf(idx, sizeof(idx), "%d", r->i);
+	done = kjournal_find(&r->j, "ev", "test", "test", idx, NULL);
+	if (done) {
+		r->t->verdict = kverdict_parse(kjrec_get(done, "verdict"));
+		kresults_set(&r->t->why, kjrec_get(done, "why"));
+		kresults_set(&r->t->result_commit, kjrec_get(done, "commit"));
+		kresults_set(&r->t->result_subject, kjrec_get(done, "subject"));
+		krun_print(r, "%s finished in the earlier run: %s%s%s\n", label,
+			   kverdict_name(r->t->verdict), r->t->why ? ": " : "",
+			   r->t->why ? r->t->why : "");
+		if (r->t->verdict == KV_GOOD)
+			r->successes++;
+		else
+			r->failures++;
+		return 0;
+	}
+	if (!implemented(type)) {
+		fprintf(stderr, "ktest: not implemented yet: TEST_TYPE %s\n", type);
+		krun_log(r, "ktest: not implemented yet: TEST_TYPE %s\n", type);
+		return -2;
+	}
+	if (prologue(r))
+		return -1;
+	run_hook(r, KOPT_PRE_TEST, krun_bool(r, KOPT_PRE_TEST_DIE));
+	if (r->die || checkout(r))
+		return -1;
+	ret = dispatch(r, type);
+	if (ret == -2)
+		return -2;
+	run_hook(r, KOPT_POST_TEST, false);
+	write_report(r);
+	if (ret < 0 || r->interrupted)
+		return -1;
+	if (kjournal_append(&r->j, "ev", "test", "test", idx,
+			    "verdict", kverdict_name(r->t->verdict),
+			    "why", r->t->why, "commit", r->t->result_commit,
+			    "subject", r->t->result_subject, NULL)) {
+		krun_print(r, "ktest: cannot write %s: %s\n", r->j.path,
+			   strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void finish(struct krun *r, bool completed)
+{
+	r->i = r->c->num_tests;
+	forget_all(r);
+	run_hook(r, KOPT_POST_KTEST, false);
+	kresults_finish(&r->report);
+	write_report(r);
+	if (completed && kjournal_append(&r->j, "ev", "end", NULL))
+		krun_print(r, "ktest: cannot write %s: %s\n", r->j.path,
+			   strerror(errno));
+	krun_print(r, "\n    %d of %d tests were successful\n\n", r->successes,
+		   r->c->num_tests);
+	krun_print(r, "The report is in %s\n", r->report_path);
+	if (r->log_path)
+		krun_print(r, "See %s for the record of results.\n\n", r->log_path);
+}
+
+static void krun_free(struct krun *r)
+{
+	forget_all(r);
+	if (r->vcs)
+		kvcs_close(r->vcs);
+	kjournal_close(&r->j);
+	kresults_free(&r->report);
+	if (r->log)
+		fclose(r->log);
+	free(r->log_path);
+	free(r->state_dir);
+	free(r->report_path);
+	free(r->buildlog);
+	free(r->testlog);
+	free(r->dmesg);
 }
 
 int cmd_run(struct kcli *cli)
 {
 	struct kconfig c;
+	struct krun r;
 	int ret = kload(cli, &c, KLOAD_CHECKED);
+	char *abs;
 
 	if (ret) {
 		kconfig_free(&c);
 		return ret;
 	}
-	printf("\n\nSTARTING AUTOMATED TESTS%s\n\n", cli->dry_run ? " (dry run)" : "");
-	for (int i = 1; i <= c.num_tests; i++) {
-		if (describe(&c, i, cli->dry_run)) {
-			ret = KEXIT_USAGE;
-			break;
-		}
+	memset(&r, 0, sizeof(r));
+	r.c = &c;
+	r.config_path = cli->config;
+	r.json_path = cli->json;
+	r.j.fd = -1;
+	if (cli->dry_run) {
+		printf("\n\nSTARTING AUTOMATED TESTS (dry run)\n\n");
+		for (r.i = 1; r.i <= c.num_tests && !ret; r.i++)
+			ret = run_test(&r, true) ? KEXIT_USAGE : 0;
+		if (!ret)
+			printf("\n%d test%s would run; nothing was touched.\n",
+			       c.num_tests, c.num_tests == 1 ? "" : "s");
+		krun_free(&r);
+		kconfig_free(&c);
+		return ret;
 	}
-	if (!ret && cli->dry_run)
-		printf("\n%d test%s would run; nothing was touched.\n", c.num_tests,
-		       c.num_tests == 1 ? "" : "s");
+	abs = realpath(cli->config, NULL);
+	kresults_init(&r.report, abs ? abs : cli->config);
+	free(abs);
+	if (open_log(&r) || open_state(&r, cli)) {
+		krun_free(&r);
+		kconfig_free(&c);
+		return KEXIT_INFRA;
+	}
+	signal(SIGINT, on_sigint);
+	krun_print(&r, "\n\nSTARTING AUTOMATED TESTS\n\n");
+	krun_print(&r, "State directory: %s\n", r.state_dir);
+	for (r.i = 1; r.i <= c.num_tests; r.i++) {
+		ret = run_test(&r, false);
+		if (got_sigint)
+			r.interrupted = true;
+		if (ret || r.die || r.interrupted)
+			break;
+	}
+	if (ret == -2) {
+		finish(&r, false);
+		ret = KEXIT_USAGE;
+	} else if (r.interrupted) {
+		krun_print(&r, "\nInterrupted: rerun the same command to resume.\n");
+		finish(&r, false);
+		ret = KEXIT_INFRA;
+	} else {
+		finish(&r, ret == 0);
+		if (r.infra)
+			ret = KEXIT_INFRA;
+		else if (ret < 0)
+			ret = r.failures ? KEXIT_FAIL : KEXIT_INFRA;
+		else
+			ret = r.failures ? KEXIT_FAIL : KEXIT_OK;
+	}
+	signal(SIGINT, SIG_DFL);
+	krun_free(&r);
 	kconfig_free(&c);
 	return ret;
 }

@@ -50,6 +50,8 @@ static void usage(FILE *f)
 		"  -D VAR:=VALUE     set config variable VAR; the file cannot change it\n"
 		"  --format=FORMAT   legacy (ktest.conf) or native; guessed by default\n"
 		"  --dry-run         print what would run and touch nothing\n"
+		"  --json FILE       also write the run's JSON report to FILE\n"
+		"  --restart         start afresh: ignore an unfinished run's journal\n"
 		"  -h, --help        this help\n"
 		"  --version         print the version\n"
 		"\nCONFIG defaults to ./ktest.conf. Exit status: 0 all tests passed,\n"
@@ -119,6 +121,17 @@ static int parse_args(struct kcli *cli, int argc, char **argv,
 			return KEXIT_OK + 1;
 		} else if (!strcmp(a, "--dry-run")) {
 			cli->dry_run = true;
+		} else if (!strcmp(a, "--restart")) {
+			cli->restart = true;
+		} else if (!strcmp(a, "--json") || !strncmp(a, "--json=", 7)) {
+			if (a[6] == '=') {
+				cli->json = a + 7;
+			} else if (++i < argc) {
+				cli->json = argv[i];
+			} else {
+				fprintf(stderr, "ktest: --json needs a FILE\n");
+				return KEXIT_USAGE + 1;
+			}
 		} else if (!strcmp(a, "-D")) {
 			if (++i >= argc) {
 				fprintf(stderr, "ktest: -D needs NAME=VALUE\n");

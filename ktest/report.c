@@ -18,9 +18,9 @@ static const char *const verdict_names[] = {
 	[KV_SKIP] = "SKIP", [KV_INFRA] = "INFRA",
 };
 
-static const char *const phase_names[KP__COUNT] = {
-	[KP_BUILD] = "build", [KP_INSTALL] = "install",
-	[KP_BOOT] = "boot", [KP_TEST] = "test",
+static const char *const phase_names[KPH__COUNT] = {
+	[KPH_BUILD] = "build", [KPH_INSTALL] = "install",
+	[KPH_BOOT] = "boot", [KPH_TEST] = "test",
 };
 
 const char *kverdict_name(enum kverdict v)
@@ -36,7 +36,7 @@ enum kverdict kverdict_parse(const char *s)
 	return KV_NONE;
 }
 
-char *kreport_now(void)
+char *kresults_now(void)
 {
 	char buf[64];
 	time_t t = time(NULL);
@@ -47,11 +47,11 @@ char *kreport_now(void)
 	return xstrdup(buf);
 }
 
-void kreport_init(struct kreport *r, const char *config)
+void kresults_init(struct kresults *r, const char *config)
 {
 	memset(r, 0, sizeof(*r));
 	r->config = xstrdup(config ? config : "");
-	r->started = kreport_now();
+	r->started = kresults_now();
 }
 
 static void step_free(struct kstep_report *s)
@@ -65,7 +65,7 @@ static void step_free(struct kstep_report *s)
 	free(s->failed_phase);
 }
 
-void kreport_free(struct kreport *r)
+void kresults_free(struct kresults *r)
 {
 	for (size_t i = 0; i < r->ntests; i++) {
 		struct ktest_report *t = &r->tests[i];
@@ -87,13 +87,13 @@ void kreport_free(struct kreport *r)
 	memset(r, 0, sizeof(*r));
 }
 
-void kreport_set(char **field, const char *value)
+void kresults_set(char **field, const char *value)
 {
 	free(*field);
 	*field = value ? xstrdup(value) : NULL;
 }
 
-struct ktest_report *kreport_test(struct kreport *r, int index,
+struct ktest_report *kresults_test(struct kresults *r, int index,
 				  const char *name, const char *type,
 				  const char *subtype)
 {
@@ -103,13 +103,13 @@ struct ktest_report *kreport_test(struct kreport *r, int index,
 	t = &r->tests[r->ntests++];
 	memset(t, 0, sizeof(*t));
 	t->index = index;
-	kreport_set(&t->name, name);
-	kreport_set(&t->type, type);
-	kreport_set(&t->subtype, subtype);
+	kresults_set(&t->name, name);
+	kresults_set(&t->type, type);
+	kresults_set(&t->subtype, subtype);
 	return t;
 }
 
-struct kstep_report *kreport_step(struct ktest_report *t, const char *kind,
+struct kstep_report *kresults_step(struct ktest_report *t, const char *kind,
 				  const char *commit, const char *subject)
 {
 	struct kstep_report *s;
@@ -118,18 +118,18 @@ struct kstep_report *kreport_step(struct ktest_report *t, const char *kind,
 	s = &t->steps[t->nsteps++];
 	memset(s, 0, sizeof(*s));
 	s->n = (int)t->nsteps;
-	kreport_set(&s->kind, kind);
-	kreport_set(&s->commit, commit);
-	kreport_set(&s->subject, subject);
-	for (int p = 0; p < KP__COUNT; p++)
+	kresults_set(&s->kind, kind);
+	kresults_set(&s->commit, commit);
+	kresults_set(&s->subject, subject);
+	for (int p = 0; p < KPH__COUNT; p++)
 		s->ms[p] = -1;
 	return s;
 }
 
-void kreport_finish(struct kreport *r)
+void kresults_finish(struct kresults *r)
 {
 	free(r->finished);
-	r->finished = kreport_now();
+	r->finished = kresults_now();
 }
 
 /* ---- JSON ---- */
@@ -200,7 +200,7 @@ static void step_json(struct sbuf *b, const struct kstep_report *s)
 	sbuf_adds(b, s->resumed ? "true" : "false");
 	jkey(b, in, "durations", &first);
 	sbuf_adds(b, "{");
-	for (int p = 0; p < KP__COUNT; p++) {
+	for (int p = 0; p < KPH__COUNT; p++) {
 		if (s->ms[p] < 0)
 			continue;
 		jkey(b, "          ", phase_names[p], &f2);
@@ -274,7 +274,7 @@ static void kcidb_build(struct sbuf *b, const struct ktest_report *t,
 	sbuf_adds(b, ", \"valid\": ");
 	sbuf_adds(b, phase_failed(s, "build") ? "false" : "true");
 	sbuf_adds(b, ", \"duration\": ");
-	jsecs(b, s->ms[KP_BUILD]);
+	jsecs(b, s->ms[KPH_BUILD]);
 	sbuf_adds(b, "}");
 }
 
@@ -287,7 +287,7 @@ static void kcidb_test(struct sbuf *b, const struct ktest_report *t,
 	if (s->failed_phase && !phase_failed(s, path) &&
 	    (!strcmp(s->failed_phase, "build") ||
 	     !strcmp(s->failed_phase, "install") ||
-	     (p == KP_TEST && !strcmp(s->failed_phase, "boot"))))
+	     (p == KPH_TEST && !strcmp(s->failed_phase, "boot"))))
 		return;		/* it never ran */
 	sbuf_adds(b, *first ? "\n      " : ",\n      ");
 	*first = false;
@@ -304,7 +304,7 @@ static void kcidb_test(struct sbuf *b, const struct ktest_report *t,
 	sbuf_adds(b, "}");
 }
 
-static void kcidb_json(struct sbuf *b, const struct kreport *r)
+static void kcidb_json(struct sbuf *b, const struct kresults *r)
 {
 	struct strmap seen;
 	bool first = true;
@@ -331,7 +331,7 @@ static void kcidb_json(struct sbuf *b, const struct kreport *r)
 	first = true;
 	for (size_t i = 0; i < r->ntests; i++)
 		for (size_t k = 0; k < r->tests[i].nsteps; k++)
-			if (r->tests[i].steps[k].ms[KP_BUILD] >= 0)
+			if (r->tests[i].steps[k].ms[KPH_BUILD] >= 0)
 				kcidb_build(b, &r->tests[i], &r->tests[i].steps[k],
 					    &first);
 	sbuf_adds(b, first ? "],\n    \"tests\": [" : "\n    ],\n    \"tests\": [");
@@ -340,18 +340,18 @@ static void kcidb_json(struct sbuf *b, const struct kreport *r)
 		for (size_t k = 0; k < r->tests[i].nsteps; k++) {
 			const struct kstep_report *s = &r->tests[i].steps[k];
 
-			if (s->ms[KP_BUILD] < 0)
+			if (s->ms[KPH_BUILD] < 0)
 				continue;	/* no build to hang it on */
-			if (s->ms[KP_BOOT] >= 0)
-				kcidb_test(b, &r->tests[i], s, "boot", KP_BOOT, &first);
-			if (s->ms[KP_TEST] >= 0)
-				kcidb_test(b, &r->tests[i], s, "test", KP_TEST, &first);
+			if (s->ms[KPH_BOOT] >= 0)
+				kcidb_test(b, &r->tests[i], s, "boot", KPH_BOOT, &first);
+			if (s->ms[KPH_TEST] >= 0)
+				kcidb_test(b, &r->tests[i], s, "test", KPH_TEST, &first);
 		}
 	}
 	sbuf_adds(b, first ? "]\n  }" : "\n    ]\n  }");
 }
 
-static void report_json(struct sbuf *b, const struct kreport *r)
+static void report_json(struct sbuf *b, const struct kresults *r)
 {
 	bool first = true;
 
@@ -372,7 +372,7 @@ static void report_json(struct sbuf *b, const struct kreport *r)
 	sbuf_adds(b, "\n}\n");
 }
 
-int kreport_write(const struct kreport *r, const char *path)
+int kresults_write(const struct kresults *r, const char *path)
 {
 	struct sbuf b;
 	char *tmp = xasprintf("%s.tmp", path);

@@ -21,7 +21,7 @@ const char *kverdict_name(enum kverdict v);
 enum kverdict kverdict_parse(const char *s);
 
 /* Phases of a step, for their durations. */
-enum kphase { KP_BUILD, KP_INSTALL, KP_BOOT, KP_TEST, KP__COUNT };
+enum kphase { KPH_BUILD, KPH_INSTALL, KPH_BOOT, KPH_TEST, KPH__COUNT };
 
 struct kstep_report {
 	int n;			/* 1, 2, ... within its test */
@@ -33,7 +33,7 @@ struct kstep_report {
 	char *why;		/* "build failed: exit 2", "boot: Kernel panic" */
 	char *title;		/* crash title, or NULL */
 	char *failed_phase;	/* "build", "boot", ... or NULL */
-	long ms[KP__COUNT];	/* -1: the phase did not run */
+	long ms[KPH__COUNT];	/* -1: the phase did not run */
 	bool resumed;		/* taken from the journal, not run again */
 };
 
@@ -48,30 +48,30 @@ struct ktest_report {
 	size_t nsteps;
 };
 
-struct kreport {
+struct kresults {
 	char *config;
 	char *started, *finished;	/* ISO 8601 UTC */
 	struct ktest_report *tests;
 	size_t ntests;
 };
 
-void kreport_init(struct kreport *r, const char *config);
-void kreport_free(struct kreport *r);
-/* Adds a test; the pointer is valid until the next kreport_test(). */
-struct ktest_report *kreport_test(struct kreport *r, int index,
+void kresults_init(struct kresults *r, const char *config);
+void kresults_free(struct kresults *r);
+/* Adds a test; the pointer is valid until the next kresults_test(). */
+struct ktest_report *kresults_test(struct kresults *r, int index,
 				  const char *name, const char *type,
 				  const char *subtype);
 /* Adds a step to t with every duration unset. */
-struct kstep_report *kreport_step(struct ktest_report *t, const char *kind,
+struct kstep_report *kresults_step(struct ktest_report *t, const char *kind,
 				  const char *commit, const char *subject);
-void kreport_set(char **field, const char *value);
+void kresults_set(char **field, const char *value);
 /* Marks the run finished (sets finished to now). */
-void kreport_finish(struct kreport *r);
+void kresults_finish(struct kresults *r);
 
 /* Writes the JSON to path (path.tmp, fsync, rename). 0 or -1 with errno. */
-int kreport_write(const struct kreport *r, const char *path);
+int kresults_write(const struct kresults *r, const char *path);
 
 /* ISO 8601 UTC of now, malloc'd. */
-char *kreport_now(void);
+char *kresults_now(void);
 
 #endif

@@ -64,10 +64,23 @@ check "-D takes native lower-case names" grep -qx 'MACHINE = lower' out
 run_ktest dump -D '=x' small.conf
 expect_rc 2 "-D with no name exits 2"
 
-run_ktest small.conf
+cat > minconf.conf <<EOF2
+MACHINE = box
+BUILD_DIR = /src
+OUTPUT_DIR = /out/\${MACHINE}
+POWER_CYCLE = true
+CONSOLE = cat
+GRUB_MENU = test
+STATE_DIR = $KTEST_TMP/minconf-state
+TEST_START
+TEST_TYPE = make_min_config
+OUTPUT_MIN_CONFIG = /tmp/min
+START_MIN_CONFIG = /tmp/start
+EOF2
+run_ktest minconf.conf
 expect_rc 2 "a run of a type without its runner exits 2"
 check "and says it is not implemented yet" \
-	grep -q 'not implemented yet: TEST_TYPE build' err
+	grep -q 'not implemented yet: TEST_TYPE make_min_config' err
 
 run_ktest --dry-run small.conf
 expect_rc 0 "--dry-run exits 0"

@@ -68,50 +68,50 @@ static void expect(const char *path, const char *filter, const char *want)
 	free(got);
 }
 
-static void build_report(struct kreport *r)
+static void build_report(struct kresults *r)
 {
 	struct ktest_report *t;
 	struct kstep_report *s;
 
-	kreport_init(r, "/etc/ktest/my \"lab\".conf");
-	t = kreport_test(r, 1, "bisect boot", "bisect", "boot");
-	s = kreport_step(t, "bisect", "aaaa", "fix: a \"quoted\"\tsubject\n");
+	kresults_init(r, "/etc/ktest/my \"lab\".conf");
+	t = kresults_test(r, 1, "bisect boot", "bisect", "boot");
+	s = kresults_step(t, "bisect", "aaaa", "fix: a \"quoted\"\tsubject\n");
 	s->verdict = KV_GOOD;
-	s->ms[KP_BUILD] = 8123;
-	s->ms[KP_INSTALL] = 450;
-	s->ms[KP_BOOT] = 2001;
-	s = kreport_step(t, "bisect", "bbbb", "break boot");
+	s->ms[KPH_BUILD] = 8123;
+	s->ms[KPH_INSTALL] = 450;
+	s->ms[KPH_BOOT] = 2001;
+	s = kresults_step(t, "bisect", "bbbb", "break boot");
 	s->verdict = KV_BAD;
-	kreport_set(&s->why, "boot: Kernel panic - not syncing: x");
-	kreport_set(&s->title, "Kernel panic - not syncing: x");
-	kreport_set(&s->failed_phase, "boot");
-	s->ms[KP_BUILD] = 7000;
-	s->ms[KP_INSTALL] = 400;
-	s->ms[KP_BOOT] = 3000;
-	s = kreport_step(t, "bisect", "cccc", "build break");
+	kresults_set(&s->why, "boot: Kernel panic - not syncing: x");
+	kresults_set(&s->title, "Kernel panic - not syncing: x");
+	kresults_set(&s->failed_phase, "boot");
+	s->ms[KPH_BUILD] = 7000;
+	s->ms[KPH_INSTALL] = 400;
+	s->ms[KPH_BOOT] = 3000;
+	s = kresults_step(t, "bisect", "cccc", "build break");
 	s->verdict = KV_SKIP;
-	kreport_set(&s->failed_phase, "build");
-	s->ms[KP_BUILD] = 5000;
-	s = kreport_step(t, "bisect", "aaaa", "again, from the journal");
+	kresults_set(&s->failed_phase, "build");
+	s->ms[KPH_BUILD] = 5000;
+	s = kresults_step(t, "bisect", "aaaa", "again, from the journal");
 	s->verdict = KV_GOOD;
 	s->resumed = true;
 	t->verdict = KV_GOOD;
-	kreport_set(&t->result_commit, "bbbb");
-	kreport_set(&t->result_subject, "break boot");
-	t = kreport_test(r, 2, NULL, "build", "oldconfig");
+	kresults_set(&t->result_commit, "bbbb");
+	kresults_set(&t->result_subject, "break boot");
+	t = kresults_test(r, 2, NULL, "build", "oldconfig");
 	t->verdict = KV_BAD;
-	kreport_set(&t->why, "failed build");
-	kreport_finish(r);
+	kresults_set(&t->why, "failed build");
+	kresults_finish(r);
 }
 
 static void test_report(void **state)
 {
-	struct kreport r;
+	struct kresults r;
 	char *path = xasprintf("%s/report.json", dir);
 	char *tmp = xasprintf("%s.tmp", path);
 
 	build_report(&r);
-	assert_int_equal(kreport_write(&r, path), 0);
+	assert_int_equal(kresults_write(&r, path), 0);
 	assert_int_equal(access(tmp, F_OK), -1);
 	expect(path, ".config", "/etc/ktest/my \"lab\".conf");
 	expect(path, ".tests | length", "2");
@@ -140,23 +140,23 @@ static void test_report(void **state)
 	expect(path, ".kcidb.tests[1].misc.crash_title",
 	       "Kernel panic - not syncing: x");
 	expect(path, ".kcidb.tests[0].status", "PASS");
-	kreport_free(&r);
+	kresults_free(&r);
 	free(path);
 	free(tmp);
 }
 
 static void test_empty_and_unwritable(void **state)
 {
-	struct kreport r;
+	struct kresults r;
 	char *path = xasprintf("%s/empty.json", dir);
 
-	kreport_init(&r, NULL);
-	assert_int_equal(kreport_write(&r, path), 0);
+	kresults_init(&r, NULL);
+	assert_int_equal(kresults_write(&r, path), 0);
 	expect(path, ".tests | length", "0");
 	expect(path, ".kcidb.builds | length", "0");
 	expect(path, ".finished", "null");
-	assert_int_equal(kreport_write(&r, "/proc/no/such/report.json"), -1);
-	kreport_free(&r);
+	assert_int_equal(kresults_write(&r, "/proc/no/such/report.json"), -1);
+	kresults_free(&r);
 	free(path);
 }
 

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * ktest run: the test loop and what the runners of the test types share.
+ *
+ * One struct krun lives for the whole run. For the test being run it holds
+ * the resolved options (a cache, dropped when the kernel version changes),
+ * the per-test files, and the report entry. Every step goes through
+ * krun_step(): it is journalled before and after, so a rerun of the same
+ * config resumes where the last one stopped.
+ */
+#ifndef KTEST_RUN_H
+#define KTEST_RUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "conf/model.h"
+#include "ktest/journal.h"
+#include "ktest/report.h"
+
+struct kvcs;
+struct kp_seen;
+
+struct krun {
+	struct kconfig *c;
+	const char *config_path;
+	FILE *log;			/* LOG_FILE, or NULL */
+	char *log_path;
+	char *state_dir;
+	struct kjournal j;
+	struct kresults report;
+	char *report_path;
+	const char *json_path;		/* --json FILE (also written) */
+	int successes;
+	int failures;
+	bool infra;			/* the lab gave out */
+	bool die;			/* DIE_ON_FAILURE hit: stop the run */
+	bool interrupted;
+
+	/* the current test */
+	int i;
+	struct ktest_report *t;
+	char *opts[KOPT__COUNT];	/* resolved values (NULL: unset) */
+	bool have[KOPT__COUNT];
+	char **stale;			/* forgotten values, freed after the test */
+	size_t nstale;
+	char *buildlog, *testlog, *dmesg;	/* TMP_DIR/<name>-MACHINE */
+	struct kvcs *vcs;		/* BUILD_DIR's repository, on demand */
+	long ms[4];			/* print_times: build, install, boot, test */
+};
+
+/* Prints to stdout and LOG_FILE (ktest.pl's doprint). */
+void krun_print(struct krun *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* To LOG_FILE only (command output). */
+void krun_log(struct krun *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * The value of option id for the current test (run-time expanded), or NULL
+ * when unset. A value that does not resolve stops the run (config error).
+ */
+const char *krun_opt(struct krun *r, enum kopt_id id);
+bool krun_bool(struct krun *r, enum kopt_id id);
+long krun_int(struct krun *r, enum kopt_id id, long fallback);
+/*
+ * Forget resolved values (the kernel version changed). Strings handed out
+ * stay valid until the test ends.
+ */
+void krun_forget(struct krun *r);
+
+/* The repository at BUILD_DIR (opened once); NULL after printing why. */
+struct kvcs *krun_vcs(struct krun *r);
+
+/* ---- one step: checkout, build, (install, boot, test) ---- */
+
+enum kstep_level { KSTEP_BUILD, KSTEP_INSTALL, KSTEP_BOOT, KSTEP_TEST };
+
+struct kstep_opts {
+	const char *kind;	/* "build", "bisect", "patchcheck", ... */
+	const char *commit;	/* check this out first (NULL: the tree as is) */
+	const char *subject;
+	enum kstep_level level;
+	const char *build_type;	/* NULL: BUILD_TYPE */
+	bool noclean;		/* override BUILD_NOCLEAN */
+	bool check_warnings;	/* WARNINGS_FILE / check_buildlog */
+	/* patchcheck: new warnings in these files fail the build */
+	const char *const *touched;
+	size_t ntouched;
+	struct kp_seen *seen;
+	bool force_checkout;	/* checkout even with local changes */
+};
+
+struct kstep_result {
+	enum kverdict verdict;
+	char why[1024];
+	char phase[16];		/* "build", "boot", ... that decided it */
+	char title[256];	/* crash title */
+	bool resumed;		/* from the journal: nothing ran */
+};
+
+/*
+ * Runs (or, when the journal has its outcome, replays) one step and adds it
+ * to the report. Returns 0, or -1 when the run must stop (the journal
+ * cannot be written, SIGINT).
+ */
+int krun_step(struct krun *r, const struct kstep_opts *o,
+	      struct kstep_result *res);
+
+/* The last build log's warnings, normalised, into path (make_warnings_file). */
+int krun_write_warnings(struct krun *r, const char *path);
+
+/* The total durations of the test so far, as ktest.pl's print_times. */
+void krun_print_times(struct krun *r);
+
+/* ---- runners: 0 the test passed, 1 it failed; -1 stop the run ---- */
+int krun_bisect(struct krun *r);
+int krun_patchcheck(struct krun *r);
+
+/* Sets r->t's verdict and why and prints ktest.pl's banner. */
+int krun_fail(struct krun *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int krun_success(struct krun *r);
+
+#endif

@@ -1,0 +1,473 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * TEST_TYPE = bisect: git bisect's search, with our state machine
+ * (ktest/bisect.c) over a graph from libgit2, each candidate checked out
+ * and built (and, by BISECT_TYPE, booted and tested) as one journalled
+ * step. A rerun after a kill replays the journalled verdicts through the
+ * same deterministic machine, so it lands on the step that was in flight.
+ *
+ * As ktest.pl: BISECT_GOOD/BAD/TYPE required; BISECT_REVERSE turns the
+ * verdicts round (it finds the commit that fixed something); BISECT_CHECK
+ * tests bad and/or good first; BISECT_START is tested first; BISECT_FILES
+ * limits the search to paths; BISECT_REPLAY starts from a git bisect log;
+ * BISECT_SKIP (default 1) turns a commit that cannot be tested (a build
+ * break while bisecting a boot bug) into "skip". At the end the log is
+ * written to TMP_DIR/ktest_bisect_log in git bisect log's format, and the
+ * tree is put back at the commit it was on.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf/strmap.h"
+#include "ktest/bisect.h"
+#include "ktest/run.h"
+#include "ktest/vcs.h"
+
+#define MAX_INFRA 3
+
+struct bis {
+	struct krun *r;
+	struct kvcs *v;
+	struct kb_graph g;
+	struct kbisect *b;
+	char **goods;
+	size_t ngoods;
+	char **paths;
+	size_t npaths;
+	char **bases;
+	size_t nbases;
+	char bad[KB_ID_LEN];
+	bool reverse;
+	bool skip_untestable;
+	enum kstep_level level;
+	struct strmap subjects;		/* id -> subject */
+};
+
+static char **split_words(const char *s, size_t *n)
+{
+	char **v = NULL, *copy, *save = NULL, *w;
+
+	*n = 0;
+	if (!s)
+		return NULL;
+	copy = xstrdup(s);
+	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		v = xrealloc(v, (*n + 1) * sizeof(*v));
+		v[(*n)++] = xstrdup(w);
+	}
+	free(copy);
+	return v;
+}
+
+static void free_words(char **v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(v[k]);
+	free(v);
+}
+
+static const char *subject_of(void *ctx, const char *id)
+{
+	struct bis *s = ctx;
+	struct kvcs_commit c;
+	char *subj;
+
+	subj = strmap_get(&s->subjects, id);
+	if (subj)
+		return subj;
+	if (kvcs_resolve(s->v, id, &c))
+		return NULL;
+	subj = xstrdup(c.subject ? c.subject : "");
+	kvcs_commit_clear(&c);
+	strmap_put(&s->subjects, id, subj);
+	return subj;
+}
+
+static int resolve(struct bis *s, enum kopt_id id, const char *rev, char *out)
+{
+	struct kvcs_commit c;
+
+	if (kvcs_resolve(s->v, rev, &c)) {
+		krun_print(s->r, "ktest: %s = %s: %s\n",
+			   kconfig_opt_name(s->r->c, id), rev, kvcs_error(s->v));
+		return -1;
+	}
+	memcpy(out, c.id, KB_ID_LEN);
+	kvcs_commit_clear(&c);
+	return 0;
+}
+
+/* good, bad and paths from the config, or from BISECT_REPLAY's log */
+static int endpoints(struct bis *s, struct kb_replay *rp, bool *have_replay)
+{
+	struct krun *r = s->r;
+	const char *replay = krun_opt(r, KOPT_BISECT_REPLAY);
+	const char *good = krun_opt(r, KOPT_BISECT_GOOD);
+	const char *bad = krun_opt(r, KOPT_BISECT_BAD);
+	char **gw;
+	size_t ng;
+
+	*have_replay = false;
+	if (replay && *replay) {
+		FILE *f = fopen(replay, "r");
+		struct sbuf b;
+		char buf[4096], why[512];
+		size_t n;
+
+		if (!f) {
+			krun_print(r, "ktest: cannot read BISECT_REPLAY %s\n", replay);
+			return -1;
+		}
+		sbuf_init(&b);
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			sbuf_addn(&b, buf, n);
+		fclose(f);
+		if (kbisect_parse_log(sbuf_str(&b), rp, why, sizeof(why))) {
+			krun_print(r, "ktest: BISECT_REPLAY %s: %s\n", replay, why);
+			sbuf_free(&b);
+			return -1;
+		}
+		sbuf_free(&b);
+		*have_replay = true;
+		good = NULL;
+		bad = rp->bad;
+		s->paths = xcalloc(rp->npaths + 1, sizeof(char *));
+		for (size_t k = 0; k < rp->npaths; k++)
+			s->paths[k] = xstrdup(rp->paths[k]);
+		s->npaths = rp->npaths;
+	} else {
+		s->paths = split_words(krun_opt(r, KOPT_BISECT_FILES), &s->npaths);
+	}
+	if (!bad || (!good && !*have_replay)) {
+		krun_print(r, "ktest: %s[%d] not defined\n",
+			   kconfig_opt_name(r->c, bad ? KOPT_BISECT_GOOD : KOPT_BISECT_BAD),
+			   r->i);
+		return -1;
+	}
+	if (resolve(s, KOPT_BISECT_BAD, bad, s->bad))
+		return -1;
+	if (*have_replay) {
+		gw = xcalloc(rp->ngoods + 1, sizeof(char *));
+		for (size_t k = 0; k < rp->ngoods; k++)
+			gw[k] = xstrdup(rp->goods[k]);
+		ng = rp->ngoods;
+	} else {
+		gw = split_words(good, &ng);
+	}
+	s->goods = xcalloc(ng + 1, sizeof(char *));
+	for (size_t k = 0; k < ng; k++) {
+		s->goods[k] = xmalloc(KB_ID_LEN);
+		s->ngoods++;
+		if (resolve(s, KOPT_BISECT_GOOD, gw[k], s->goods[k])) {
+			free_words(gw, ng);
+			return -1;
+		}
+	}
+	free_words(gw, ng);
+	return 0;
+}
+
+static enum kstep_level level_of(struct krun *r)
+{
+	const char *type = krun_opt(r, KOPT_BISECT_TYPE);
+	const char *test = krun_opt(r, KOPT_TEST);
+
+	if (!type || !strcmp(type, "build"))
+		return KSTEP_BUILD;
+	if (!strcmp(type, "boot") || !test || !*test)
+		return KSTEP_BOOT;
+	return KSTEP_TEST;
+}
+
+/* A step's verdict as a bisect mark; -1: stop (INFRA, or no BISECT_SKIP). */
+static int to_mark(struct bis *s, const struct kstep_result *res,
+		   enum kb_verdict *m)
+{
+	bool failed_earlier = res->phase[0] &&
+		((s->level > KSTEP_BUILD && !strcmp(res->phase, "build")) ||
+		 (s->level > KSTEP_BOOT && !strcmp(res->phase, "boot")));
+
+	switch (res->verdict) {
+	case KV_GOOD:
+		*m = s->reverse ? KB_BAD : KB_GOOD;
+		return 0;
+	case KV_BAD:
+		if (failed_earlier) {
+			if (!s->skip_untestable) {
+				krun_print(s->r, "ktest: failed on %s and BISECT_SKIP is 0: stopping\n",
+					   res->phase);
+				return -1;
+			}
+			krun_print(s->r, "HIT A BAD COMMIT ... SKIPPING\n");
+			*m = KB_SKIP;
+			return 0;
+		}
+		*m = s->reverse ? KB_GOOD : KB_BAD;
+		return 0;
+	case KV_SKIP:
+		*m = KB_SKIP;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static const char *purpose_text(enum kb_purpose p)
+{
+	switch (p) {
+	case KB_FOR_CHECK_BAD:
+		return "TESTING BISECT BAD ";
+	case KB_FOR_CHECK_GOOD:
+		return "TESTING BISECT GOOD ";
+	case KB_FOR_START:
+		return "BISECT_START ";
+	case KB_FOR_MERGE_BASE:
+		return "a merge base must be tested: ";
+	default:
+		return "";
+	}
+}
+
+/* One candidate: build (boot, test) it, with INFRA retried. */
+static int test_one(struct bis *s, const struct kb_step *st, enum kb_verdict *m)
+{
+	struct kstep_opts o = { .kind = "bisect", .commit = st->id,
+				.level = s->level };
+	struct kstep_result res;
+	const char *min = krun_opt(s->r, KOPT_MIN_CONFIG);
+	char *bt = min && *min ? xasprintf("useconfig:%s", min) : xstrdup("oldconfig");
+	int tries = 0;
+
+	o.subject = subject_of(s, st->id);
+	o.build_type = bt;
+	o.force_checkout = true;
+	for (;;) {
+		if (krun_step(s->r, &o, &res)) {
+			free(bt);
+			return -1;
+		}
+		if (res.verdict != KV_INFRA)
+			break;
+		if (++tries >= MAX_INFRA) {
+			krun_print(s->r, "ktest: the lab failed %d times on %.12s: %s\n",
+				   tries, st->id, res.why);
+			s->r->infra = true;
+			free(bt);
+			return -1;
+		}
+		krun_print(s->r, "INFRA trouble (%s); trying %.12s again\n",
+			   res.why, st->id);
+		/* a new attempt: the journal must not replay the failed one */
+		o.kind = tries == 1 ? "bisect-retry1" : "bisect-retry2";
+	}
+	free(bt);
+	krun_print_times(s->r);
+	return to_mark(s, &res, m);
+}
+
+static void write_log(struct bis *s)
+{
+	const char *tmp = krun_opt(s->r, KOPT_TMP_DIR);
+	char *path = xasprintf("%s/ktest_bisect_log", tmp ? tmp : ".");
+	char *copy = xasprintf("%s/bisect-%d.log", s->r->state_dir, s->r->i);
+	const char *const files[] = { path, copy };
+
+	for (int k = 0; k < 2; k++) {
+		FILE *f = fopen(files[k], "w");
+
+		if (!f || kbisect_write_log(s->b, (const char *const *)s->paths,
+					    s->npaths, f, subject_of, s) ||
+		    fclose(f)) {
+			krun_print(s->r, "ktest: cannot write the bisect log %s\n",
+				   files[k]);
+			continue;
+		}
+	}
+	krun_print(s->r, "The bisect log (git bisect replay accepts it): %s\n", path);
+	free(path);
+	free(copy);
+}
+
+static int apply_replay(struct bis *s, const struct kb_replay *rp)
+{
+	char why[512];
+
+	for (size_t k = 0; k < rp->nmarks; k++) {
+		char id[KB_ID_LEN];
+
+		if (resolve(s, KOPT_BISECT_REPLAY, rp->marks[k].rev, id))
+			return -1;
+		if (kbisect_mark(s->b, id, rp->marks[k].verdict, why, sizeof(why)) &&
+		    why[0]) {
+			krun_print(s->r, "ktest: BISECT_REPLAY: %s\n", why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int start(struct bis *s, const struct kb_replay *rp, bool have_replay)
+{
+	struct krun *r = s->r;
+	struct kb_options o = { 0 };
+	const char *check = krun_opt(r, KOPT_BISECT_CHECK);
+	const char *st = krun_opt(r, KOPT_BISECT_START);
+	char start_id[KB_ID_LEN], why[512];
+
+	if (kvcs_bisect_graph(s->v, s->bad, (const char *const *)s->goods,
+			      s->ngoods, (const char *const *)s->paths, s->npaths,
+			      false, &s->g, &s->bases, &s->nbases)) {
+		krun_print(r, "ktest: bisect: %s\n", kvcs_error(s->v));
+		return -1;
+	}
+	if (check && *check && strcmp(check, "0")) {
+		o.check_bad = strcmp(check, "good") != 0;
+		o.check_good = strcmp(check, "bad") != 0;
+	}
+	if (st && *st) {
+		if (resolve(s, KOPT_BISECT_START, st, start_id))
+			return -1;
+		o.start = start_id;
+	}
+	o.merge_bases = (const char *const *)s->bases;
+	o.nmerge_bases = s->nbases;
+	s->b = kbisect_new(&s->g, (const char *const *)s->goods, s->ngoods, &o,
+			   why, sizeof(why));
+	if (!s->b) {
+		krun_print(r, "ktest: bisect: %s\n", why);
+		return -1;
+	}
+	if (have_replay && apply_replay(s, rp))
+		return -1;
+	return 0;
+}
+
+static int found(struct bis *s, const char *id)
+{
+	struct krun *r = s->r;
+	const char *subj = subject_of(s, id);
+
+	krun_print(r, "%s is the first %s commit\n", id,
+		   s->reverse ? "good (fixing)" : "bad");
+	krun_print(r, "    %s\n", subj ? subj : "");
+	write_log(s);
+	kresults_set(&r->t->result_commit, id);
+	kresults_set(&r->t->result_subject, subj);
+	krun_print(r, "%s commit was [%s] %s\n", s->reverse ? "Good" : "Bad",
+		   id, subj ? subj : "");
+	return krun_success(r);
+}
+
+static int only_skipped(struct bis *s)
+{
+	const char **ids;
+	size_t n = kbisect_candidates(s->b, &ids);
+	struct sbuf b;
+	int ret;
+
+	sbuf_init(&b);
+	sbuf_adds(&b, "There are only 'skip'ped commits left to test.\n"
+		  "The first bad commit could be any of:");
+	for (size_t k = 0; k < n; k++) {
+		const char *subj = subject_of(s, ids[k]);
+
+		sbuf_addf(&b, "\n%s %s", ids[k], subj ? subj : "");
+	}
+	write_log(s);
+	ret = krun_fail(s->r, "%s", sbuf_str(&b));
+	sbuf_free(&b);
+	return ret;
+}
+
+static int loop(struct bis *s)
+{
+	for (;;) {
+		struct kb_step st;
+		enum kb_verdict m;
+		size_t n;
+		char why[512];
+
+		kbisect_next(s->b, &st, 1, &n);
+		switch (st.kind) {
+		case KB_FOUND:
+			return found(s, st.id);
+		case KB_ONLY_SKIPPED:
+			return only_skipped(s);
+		case KB_FAILED:
+			write_log(s);
+			return krun_fail(s->r, "bisect: %s", st.why);
+		case KB_WAIT:
+			return krun_fail(s->r, "bisect: nothing to test (internal)");
+		case KB_TEST:
+			break;
+		}
+		if (st.purpose == KB_FOR_BISECT)
+			krun_print(s->r, "Bisecting: %zu revision%s left to test after this (roughly %d step%s)\n",
+				   st.left, st.left == 1 ? "" : "s", st.steps,
+				   st.steps == 1 ? "" : "s");
+		krun_print(s->r, "%s[%s] %s\n", purpose_text(st.purpose), st.id,
+			   subject_of(s, st.id) ? subject_of(s, st.id) : "");
+		if (test_one(s, &st, &m))
+			return -1;
+		if (kbisect_mark(s->b, st.id, m, why, sizeof(why))) {
+			write_log(s);
+			return krun_fail(s->r, "%s", why);
+		}
+		if (why[0])
+			krun_print(s->r, "%s\n", why);
+	}
+}
+
+static void bis_free(struct bis *s)
+{
+	if (s->b)
+		kbisect_free(s->b);
+	if (s->g.nodes)
+		kvcs_graph_free(&s->g);
+	for (size_t k = 0; k < s->ngoods; k++)
+		free(s->goods[k]);
+	free(s->goods);
+	free_words(s->paths, s->npaths);
+	kvcs_free_paths(s->bases, s->nbases);
+	strmap_free(&s->subjects, free);
+}
+
+int krun_bisect(struct krun *r)
+{
+	struct bis s = { .r = r };
+	struct kb_replay rp = { 0 };
+	struct kvcs_commit head = { 0 };
+	bool have_replay = false, have_head = false;
+	int ret = -1;
+
+	strmap_init(&s.subjects);
+	if (!krun_opt(r, KOPT_BISECT_TYPE)) {
+		krun_print(r, "ktest: BISECT_TYPE[%d] not defined\n", r->i);
+		goto out;
+	}
+	s.v = krun_vcs(r);
+	if (!s.v)
+		goto out;
+	s.level = level_of(r);
+	s.reverse = krun_bool(r, KOPT_BISECT_REVERSE);
+	s.skip_untestable = krun_bool(r, KOPT_BISECT_SKIP);
+	if (s.reverse)
+		krun_print(r, "Performing a reverse bisect (bad is good, good is bad!)\n");
+	have_head = kvcs_head(s.v, &head) == 0;
+	if (endpoints(&s, &rp, &have_replay) || start(&s, &rp, have_replay))
+		goto out;
+	ret = loop(&s);
+	if (have_head && kvcs_checkout(s.v, head.id, true))
+		krun_print(r, "ktest: cannot put BUILD_DIR back at %.12s: %s\n",
+			   head.id, kvcs_error(s.v));
+out:
+	if (have_head)
+		kvcs_commit_clear(&head);
+	if (have_replay)
+		kbisect_replay_free(&rp);
+	bis_free(&s);
+	if (ret < 0)
+		r->die = true;
+	return ret;
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * TEST_TYPE = patchcheck: is the series bisectable? Each commit from
+ * PATCHCHECK_START (inclusive) to PATCHCHECK_END, oldest first, is checked
+ * out and built (booted, tested by PATCHCHECK_TYPE) as one journalled step;
+ * new warnings in the files a commit touches (from its diff, by libgit2)
+ * and warnings beyond WARNINGS_FILE fail it. By default every commit is
+ * checked and every failing one reported; PATCHCHECK_STOP_AT_FIRST keeps
+ * ktest.pl's stop at the first.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf/strmap.h"
+#include "ktest/patchcheck.h"
+#include "ktest/run.h"
+#include "ktest/vcs.h"
+
+static const char *stage_name(enum kp_stage s)
+{
+	switch (s) {
+	case KP_FAIL_BUILD:
+		return "build";
+	case KP_FAIL_WARNING:
+		return "warning";
+	case KP_FAIL_BOOT:
+		return "boot";
+	case KP_FAIL_TEST:
+		return "test";
+	default:
+		return "ok";
+	}
+}
+
+static enum kp_stage to_stage(const struct kstep_result *res)
+{
+	if (res->verdict == KV_GOOD)
+		return KP_OK;
+	if (!strcmp(res->phase, "build"))
+		return strstr(res->why, "warning") ? KP_FAIL_WARNING : KP_FAIL_BUILD;
+	if (!strcmp(res->phase, "boot") || !strcmp(res->phase, "install"))
+		return KP_FAIL_BOOT;
+	return KP_FAIL_TEST;
+}
+
+static int list_series(struct krun *r, struct kvcs *v, struct kvcs_list *l)
+{
+	const char *start = krun_opt(r, KOPT_PATCHCHECK_START);
+	const char *end = krun_opt(r, KOPT_PATCHCHECK_END);
+	struct kvcs_commit s, e;
+	int ret;
+
+	if (!start || !*start) {
+		krun_print(r, "ktest: PATCHCHECK_START[%d] not defined\n", r->i);
+		return -1;
+	}
+	if (!end || !*end)
+		end = "HEAD";
+	if (kvcs_resolve(v, start, &s)) {
+		krun_print(r, "ktest: PATCHCHECK_START = %s: %s\n", start,
+			   kvcs_error(v));
+		return -1;
+	}
+	if (kvcs_resolve(v, end, &e)) {
+		krun_print(r, "ktest: PATCHCHECK_END = %s: %s\n", end, kvcs_error(v));
+		kvcs_commit_clear(&s);
+		return -1;
+	}
+	if (krun_bool(r, KOPT_PATCHCHECK_CHERRY))
+		ret = kvcs_cherry(v, s.id, e.id, l);
+	else
+		ret = kvcs_range(v, s.id, e.id, false, l);
+	if (ret)
+		krun_print(r, "ktest: patchcheck %s..%s: %s\n", start, end,
+			   kvcs_error(v));
+	kvcs_commit_clear(&s);
+	kvcs_commit_clear(&e);
+	return ret;
+}
+
+static char **resolve_list(struct krun *r, struct kvcs *v, enum kopt_id id,
+			   size_t *n, bool full)
+{
+	const char *s = krun_opt(r, id);
+	char *copy, *save = NULL, *w, **out = NULL;
+
+	*n = 0;
+	if (!s)
+		return NULL;
+	copy = xstrdup(s);
+	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		struct kvcs_commit c;
+
+		out = xrealloc(out, (*n + 1) * sizeof(*out));
+		if (full && !kvcs_resolve(v, w, &c)) {
+			out[(*n)++] = xstrdup(c.id);
+			kvcs_commit_clear(&c);
+		} else {
+			out[(*n)++] = xstrdup(w);
+		}
+	}
+	free(copy);
+	return out;
+}
+
+static enum kstep_level level_of(struct krun *r)
+{
+	const char *type = krun_opt(r, KOPT_PATCHCHECK_TYPE);
+	const char *test = krun_opt(r, KOPT_TEST);
+
+	if (!type || !strcmp(type, "build"))
+		return KSTEP_BUILD;
+	if (!strcmp(type, "boot") || !test || !*test)
+		return KSTEP_BOOT;
+	return KSTEP_TEST;
+}
+
+static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
+			struct kp_options *ko, struct strmap *subjects)
+{
+	struct kp_seen *seen = kp_seen_new();
+	const char *min = krun_opt(r, KOPT_MIN_CONFIG);
+	char *bt = min && *min ? xasprintf("useconfig:%s", min) : xstrdup("oldconfig");
+	int ret = 0;
+
+	for (;;) {
+		struct kp_step st;
+		struct kstep_opts o = { .kind = "patchcheck", .level = level_of(r) };
+		struct kstep_result res;
+		char **touched = NULL;
+		size_t ntouched = 0;
+
+		kpatchcheck_next(p, &st);
+		if (st.done)
+			break;
+		o.commit = st.id;
+		o.subject = strmap_get(subjects, st.id);
+		o.build_type = bt;
+		o.noclean = !st.clean;
+		o.check_warnings = st.check_warnings_file;
+		o.force_checkout = true;
+		if (st.check_touched &&
+		    kvcs_touched_files(v, st.id, &touched, &ntouched)) {
+			krun_print(r, "ktest: %s\n", kvcs_error(v));
+			ret = -1;
+			break;
+		}
+		o.touched = (const char *const *)touched;
+		o.ntouched = ntouched;
+		o.seen = seen;
+		krun_print(r, "\nProcessing commit \"%.12s %s\" (%zu of %zu)\n",
+			   st.id, o.subject ? o.subject : "", st.index + 1,
+			   kpatchcheck_total(p));
+		ret = krun_step(r, &o, &res);
+		kvcs_free_paths(touched, ntouched);
+		if (ret)
+			break;
+		if (res.verdict == KV_INFRA) {
+			krun_print(r, "ktest: the lab failed on %.12s: %s\n", st.id,
+				   res.why);
+			r->infra = true;
+			ret = -1;
+			break;
+		}
+		kpatchcheck_report(p, to_stage(&res), res.why[0] ? res.why : NULL);
+		krun_print_times(r);
+	}
+	(void)ko;
+	free(bt);
+	kp_seen_free(seen);
+	return ret;
+}
+
+static int verdict(struct krun *r, struct kpatchcheck *p,
+		   struct strmap *subjects)
+{
+	const struct kp_failure *f;
+	size_t n = kpatchcheck_failures(p, &f);
+	struct sbuf b;
+	int ret;
+
+	if (!n) {
+		krun_print(r, "All %zu commits of the series passed.\n",
+			   kpatchcheck_total(p));
+		return krun_success(r);
+	}
+	sbuf_init(&b);
+	sbuf_addf(&b, "%zu of %zu commits break the series:", n,
+		  kpatchcheck_total(p));
+	for (size_t k = 0; k < n; k++) {
+		const char *subj = strmap_get(subjects, f[k].id);
+
+		sbuf_addf(&b, "\n  %.12s %s: %s%s%s", f[k].id, subj ? subj : "",
+			  stage_name(f[k].stage), f[k].why ? ": " : "",
+			  f[k].why ? f[k].why : "");
+	}
+	kresults_set(&r->t->result_commit, f[0].id);
+	kresults_set(&r->t->result_subject, strmap_get(subjects, f[0].id));
+	ret = krun_fail(r, "%s", sbuf_str(&b));
+	sbuf_free(&b);
+	return ret;
+}
+
+int krun_patchcheck(struct krun *r)
+{
+	struct kvcs *v = krun_vcs(r);
+	struct kvcs_list l = { 0 };
+	struct kp_options ko = { 0 };
+	struct kpatchcheck *p = NULL;
+	struct strmap subjects;
+	char **ids = NULL, **skip = NULL, **ign = NULL;
+	size_t nskip = 0, nign = 0;
+	const char *wf;
+	int ret = -1;
+
+	strmap_init(&subjects);
+	if (!v || !krun_opt(r, KOPT_PATCHCHECK_TYPE)) {
+		if (v)
+			krun_print(r, "ktest: PATCHCHECK_TYPE[%d] not defined\n", r->i);
+		goto out;
+	}
+	if (list_series(r, v, &l))
+		goto out;
+	ids = xcalloc(l.n + 1, sizeof(char *));
+	krun_print(r, "Going to test the following commits:\n");
+	for (size_t k = 0; k < l.n; k++) {
+		ids[k] = l.v[k].id;
+		strmap_put(&subjects, l.v[k].id, xstrdup(l.v[k].subject ?
+							 l.v[k].subject : ""));
+		krun_print(r, "%s %s\n", l.v[k].id, l.v[k].subject ? l.v[k].subject : "");
+	}
+	skip = resolve_list(r, v, KOPT_PATCHCHECK_SKIP, &nskip, true);
+	ign = resolve_list(r, v, KOPT_IGNORE_WARNINGS, &nign, false);
+	wf = krun_opt(r, KOPT_WARNINGS_FILE);
+	ko.type = level_of(r) == KSTEP_BUILD ? KP_BUILD :
+		level_of(r) == KSTEP_BOOT ? KP_BOOT : KP_TEST;
+	ko.noclean = krun_bool(r, KOPT_BUILD_NOCLEAN);
+	ko.stop_at_first = krun_bool(r, KOPT_PATCHCHECK_STOP_AT_FIRST);
+	ko.warnings_file = wf && *wf;
+	ko.skip = (const char *const *)skip;
+	ko.nskip = nskip;
+	ko.ignore_warnings = (const char *const *)ign;
+	ko.nignore = nign;
+	p = kpatchcheck_new((const char *const *)ids, l.n, &ko);
+	if (nskip) {
+		const char **sk;
+		size_t ns = kpatchcheck_skipped(p, &sk);
+
+		krun_print(r, "Skipping the following commits:\n");
+		for (size_t k = 0; k < ns; k++)
+			krun_print(r, "%s\n", sk[k]);
+	}
+	if (check_series(r, v, p, &ko, &subjects))
+		goto out;
+	ret = verdict(r, p, &subjects);
+out:
+	if (p)
+		kpatchcheck_free(p);
+	for (size_t k = 0; k < nskip; k++)
+		free(skip[k]);
+	for (size_t k = 0; k < nign; k++)
+		free(ign[k]);
+	free(skip);
+	free(ign);
+	free(ids);
+	kvcs_list_free(&l);
+	strmap_free(&subjects, free);
+	if (ret < 0)
+		r->die = true;
+	return ret;
+}

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One step of a test: check a commit out, build it (then, by level, install,
+ * boot and test it), and turn what happened into one verdict: GOOD, BAD
+ * (the commit's fault: why), SKIP, or INFRA (the host's or the lab's fault,
+ * never blamed on a commit).
+ *
+ * Each step is journalled ("ev=step", started, then finished with its
+ * outcome), keyed by the test, its kind and the commit; when the journal
+ * already has the outcome of a step (a rerun after a kill), the step is not
+ * run again and its outcome is replayed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf/strmap.h"
+#include "ktest/build.h"
+#include "ktest/patchcheck.h"
+#include "ktest/run.h"
+#include "ktest/vcs.h"
+
+struct line_ctx {
+	struct krun *r;
+	const struct kstep_opts *o;
+	const char *srcdir;
+	struct strmap *known;		/* WARNINGS_FILE, normalised */
+	bool check_file;
+	char first_new[1024];		/* first warning not in WARNINGS_FILE */
+	char first_touched[1024];	/* first new warning in a touched file */
+};
+
+static void on_build_line(void *ctx, const char *line, size_t len)
+{
+	struct line_ctx *lc = ctx;
+	char *norm;
+
+	krun_log(lc->r, "%.*s\n", (int)len, line);
+	if (lc->check_file && !lc->first_new[0]) {
+		norm = kp_warning_normalize(line, lc->srcdir);
+		if (norm && (!lc->known || !strmap_has(lc->known, norm)))
+			snprintf(lc->first_new, sizeof(lc->first_new), "%.*s",
+				 (int)len, line);
+		free(norm);
+	}
+	if (lc->o->seen && kp_seen_line(lc->o->seen, line, lc->srcdir) &&
+	    !lc->first_touched[0] &&
+	    kp_warning_in_touched(line, lc->srcdir, lc->o->touched,
+				  lc->o->ntouched))
+		snprintf(lc->first_touched, sizeof(lc->first_touched), "%.*s",
+			 (int)len, line);
+}
+
+/* WARNINGS_FILE, normalised; NULL when it does not exist (every warning is new). */
+static struct strmap *load_warnings(const char *path, const char *srcdir)
+{
+	FILE *f = fopen(path, "r");
+	struct strmap *m;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!f)
+		return NULL;
+	m = xmalloc(sizeof(*m));
+	strmap_init(m);
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		char *norm;
+
+		if (n && line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		norm = kp_warning_normalize(line, srcdir);
+		if (norm) {
+			strmap_put(m, norm, NULL);
+			free(norm);
+		}
+	}
+	free(line);
+	fclose(f);
+	return m;
+}
+
+static void free_warnings(struct strmap *m)
+{
+	if (!m)
+		return;
+	strmap_free(m, NULL);
+	free(m);
+}
+
+int krun_write_warnings(struct krun *r, const char *path)
+{
+	FILE *in = fopen(r->buildlog, "r"), *out;
+	const char *srcdir = krun_opt(r, KOPT_BUILD_DIR);
+	char *line = NULL, *tmp;
+	size_t cap = 0;
+	ssize_t n;
+	int ret = 0;
+
+	if (!in)
+		return -1;
+	tmp = xasprintf("%s.tmp", path);
+	out = fopen(tmp, "w");
+	if (!out) {
+		fclose(in);
+		free(tmp);
+		return -1;
+	}
+	while ((n = getline(&line, &cap, in)) >= 0) {
+		char *norm;
+
+		if (n && line[n - 1] == '\n')
+			line[n - 1] = '\0';
+		norm = kp_warning_normalize(line, srcdir);
+		if (norm && fprintf(out, "%s\n", norm) < 0)
+			ret = -1;
+		free(norm);
+	}
+	free(line);
+	fclose(in);
+	if (fclose(out) || ret || rename(tmp, path))
+		ret = -1;
+	free(tmp);
+	return ret;
+}
+
+static void fill_build_opts(struct krun *r, const struct kstep_opts *o,
+			    struct kbuild_opts *b, struct line_ctx *lc)
+{
+	memset(b, 0, sizeof(*b));
+	b->make_cmd = krun_opt(r, KOPT_MAKE_CMD);
+	b->build_dir = krun_opt(r, KOPT_BUILD_DIR);
+	b->output_dir = krun_opt(r, KOPT_OUTPUT_DIR);
+	b->build_type = o->build_type ? o->build_type :
+		krun_opt(r, KOPT_BUILD_TYPE);
+	b->build_options = krun_opt(r, KOPT_BUILD_OPTIONS);
+	b->build_target = krun_opt(r, KOPT_BUILD_TARGET);
+	b->localversion = krun_opt(r, KOPT_LOCALVERSION);
+	b->min_config = krun_opt(r, KOPT_MIN_CONFIG);
+	b->add_config = krun_opt(r, KOPT_ADD_CONFIG);
+	b->noclean = o->noclean || krun_bool(r, KOPT_BUILD_NOCLEAN);
+	b->pre_build = krun_opt(r, KOPT_PRE_BUILD);
+	b->post_build = krun_opt(r, KOPT_POST_BUILD);
+	b->pre_build_die = krun_bool(r, KOPT_PRE_BUILD_DIE);
+	b->post_build_die = krun_bool(r, KOPT_POST_BUILD_DIE);
+	b->timeout_ms = krun_int(r, KOPT_RUN_TIMEOUT, 0) * 1000;
+	b->log = r->buildlog;
+	b->on_line = on_build_line;
+	b->ctx = lc;
+}
+
+/* Build; fills res unless the build was good. Returns true when good. */
+static bool do_build(struct krun *r, const struct kstep_opts *o,
+		     struct kstep_result *res, long *ms)
+{
+	struct kbuild_opts b;
+	struct kbuild_result br;
+	struct line_ctx lc = { .r = r, .o = o };
+	const char *wf = krun_opt(r, KOPT_WARNINGS_FILE);
+	bool good = false;
+
+	lc.srcdir = krun_opt(r, KOPT_BUILD_DIR);
+	if (o->check_warnings && wf && *wf) {
+		lc.check_file = true;
+		lc.known = load_warnings(wf, lc.srcdir);
+	}
+	fill_build_opts(r, o, &b, &lc);
+	krun_print(r, "Building%s%.12s%s (BUILD_TYPE %s, log %s)\n",
+		   o->commit ? " " : "", o->commit ? o->commit : "",
+		   o->commit ? "" : " the tree", b.build_type, r->buildlog);
+	kbuild_run(&b, &br);
+	*ms = br.elapsed_ms;
+	r->ms[0] += br.elapsed_ms;
+	krun_forget(r);		/* a new kernel: ${KERNEL_VERSION} changed */
+	snprintf(res->phase, sizeof(res->phase), "build");
+	switch (br.status) {
+	case KBUILD_OK:
+		good = true;
+		break;
+	case KBUILD_FAILED:
+	case KBUILD_CONFIG_FAILED:
+		res->verdict = KV_BAD;
+		snprintf(res->why, sizeof(res->why), "failed build: %s", br.why);
+		break;
+	case KBUILD_HOOK_FAILED:
+	case KBUILD_ERROR:
+		res->verdict = KV_INFRA;
+		snprintf(res->why, sizeof(res->why), "build could not run: %s",
+			 br.why);
+		break;
+	}
+	if (good && lc.first_new[0]) {
+		good = false;
+		res->verdict = KV_BAD;
+		snprintf(res->why, sizeof(res->why),
+			 "New warning found (not in %s)\n%.900s", wf, lc.first_new);
+	}
+	if (good && lc.first_touched[0]) {
+		good = false;
+		res->verdict = KV_BAD;
+		snprintf(res->why, sizeof(res->why),
+			 "new warning in a file the commit touches:\n%.900s",
+			 lc.first_touched);
+	}
+	if (o->seen)
+		kp_seen_build_done(o->seen, br.status == KBUILD_OK ?
+				   o->touched : NULL,
+				   br.status == KBUILD_OK ? o->ntouched : 0);
+	free_warnings(lc.known);
+	if (good)
+		krun_print(r, "Build done in %ld.%ld s: %s, %d warning%s\n",
+			   br.elapsed_ms / 1000, br.elapsed_ms % 1000 / 100,
+			   br.release, br.warnings, br.warnings == 1 ? "" : "s");
+	else
+		krun_print(r, "%s\n", res->why);
+	return good;
+}
+
+static int step_checkout(struct krun *r, const struct kstep_opts *o,
+			 struct kstep_result *res)
+{
+	struct kvcs *v = krun_vcs(r);
+
+	if (!v)
+		return -1;
+	if (kvcs_checkout(v, o->commit, o->force_checkout)) {
+		krun_print(r, "ktest: cannot check out %.12s in BUILD_DIR: %s\n",
+			   o->commit, kvcs_error(v));
+		return -1;
+	}
+	return 0;
+}
+
+static const char *step_key(const struct kstep_opts *o, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%s", o->kind, o->commit ? o->commit : "-");
+	return buf;
+}
+
+static void replay(const struct kjrec *rec, struct kstep_result *res)
+{
+	const char *v;
+
+	res->verdict = kverdict_parse(kjrec_get(rec, "verdict"));
+	res->resumed = true;
+	if ((v = kjrec_get(rec, "why")))
+		snprintf(res->why, sizeof(res->why), "%s", v);
+	if ((v = kjrec_get(rec, "phase")))
+		snprintf(res->phase, sizeof(res->phase), "%s", v);
+	if ((v = kjrec_get(rec, "title")))
+		snprintf(res->title, sizeof(res->title), "%s", v);
+}
+
+static void to_report(struct krun *r, const struct kstep_opts *o,
+		      const struct kstep_result *res, const long *ms)
+{
+	struct kstep_report *s = kresults_step(r->t, o->kind, o->commit,
+					      o->subject);
+	const char *out = krun_opt(r, KOPT_OUTPUT_DIR);
+	char *cfg = xasprintf("%s/.config", out ? out : ".");
+
+	s->verdict = res->verdict;
+	s->resumed = res->resumed;
+	kresults_set(&s->config, cfg);
+	kresults_set(&s->why, res->why[0] ? res->why : NULL);
+	kresults_set(&s->title, res->title[0] ? res->title : NULL);
+	kresults_set(&s->failed_phase,
+		    res->verdict != KV_GOOD && res->phase[0] ? res->phase : NULL);
+	for (int p = 0; p < KPH__COUNT; p++)
+		s->ms[p] = ms[p];
+	free(cfg);
+}
+
+static int journal_step(struct krun *r, const char *key, const char *state,
+			const struct kstep_result *res, const long *ms)
+{
+	char idx[16], t[KPH__COUNT][24];
+	const char *names[] = { "ev", "test", "key", "state", "verdict", "why",
+				"phase", "title", "build_ms", "install_ms",
+				"boot_ms", "test_ms" };
+	const char *values[12];
+
+	snprintf(idx, sizeof(idx), "%d", r->i);
+	values[0] = "step";
+	values[1] = idx;
+	values[2] = key;
+	values[3] = state;
+	for (int k = 4; k < 12; k++)
+		values[k] = NULL;
+	if (res) {
+		values[4] = kverdict_name(res->verdict);
+		values[5] = res->why[0] ? res->why : NULL;
+		values[6] = res->phase[0] ? res->phase : NULL;
+		values[7] = res->title[0] ? res->title : NULL;
+		for (int p = 0; p < KPH__COUNT; p++) {
+			snprintf(t[p], sizeof(t[p]), "%ld", ms[p]);
+			values[8 + p] = ms[p] >= 0 ? t[p] : NULL;
+		}
+	}
+	if (kjournal_appendv(&r->j, names, values, 12)) {
+		krun_print(r, "ktest: cannot write the journal %s: %s\n",
+			   r->j.path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int krun_step(struct krun *r, const struct kstep_opts *o,
+	      struct kstep_result *res)
+{
+	char key[128], idx[16];
+	const struct kjrec *done;
+	long ms[KPH__COUNT] = { -1, -1, -1, -1 };
+
+	memset(res, 0, sizeof(*res));
+	step_key(o, key, sizeof(key));
+	snprintf(idx, sizeof(idx), "%d", r->i);
+	done = kjournal_find(&r->j, "ev", "step", "test", idx, "key", key,
+			     "state", "done", NULL);
+	if (done) {
+		replay(done, res);
+		for (int p = 0; p < KPH__COUNT; p++) {
+			static const char *const f[] = { "build_ms", "install_ms",
+							 "boot_ms", "test_ms" };
+			const char *v = kjrec_get(done, f[p]);
+
+			ms[p] = v ? strtol(v, NULL, 10) : -1;
+		}
+		krun_print(r, "%s%s%.12s: %s in the earlier run (from the journal)\n",
+			   o->kind, o->commit ? " " : "", o->commit ? o->commit : "",
+			   kverdict_name(res->verdict));
+		to_report(r, o, res, ms);
+		return 0;
+	}
+	if (journal_step(r, key, "start", NULL, NULL))
+		return -1;
+	if (o->commit && step_checkout(r, o, res))
+		return -1;
+	if (o->level > KSTEP_BUILD) {
+		krun_print(r, "ktest: not implemented yet: installing and booting a kernel\n");
+		return -1;
+	}
+	if (do_build(r, o, res, &ms[KPH_BUILD]))
+		res->verdict = KV_GOOD;
+	to_report(r, o, res, ms);
+	return journal_step(r, key, "done", res, ms);
+}

@@ -1,0 +1,198 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# ktest run on host-only test types (build, make_warnings_file, bisect and
+# patchcheck with TYPE build) over a real git repository made here, with a
+# small fake kbuild (a Makefile honouring O=, the config targets and
+# kernelrelease): a series of 20 commits holding a build break (c7, fixed in
+# c9), a warning (c12) and a bug that breaks the build (c15, fixed in c17).
+# Then resume: ktest killed with SIGKILL in the middle of a bisect, rerun,
+# same culprit and no finished build repeated; the JSON report; the journal.
+. "$(dirname "$0")/../lib.sh"
+
+cd "$KTEST_TMP" || exit 1
+src=$KTEST_TMP/src
+rm -rf "$src" build-out tmp log state*
+mkdir -p "$src"
+
+g() { git -C "$src" "$@"; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t \
+	GIT_COMMITTER_EMAIL=t@t GIT_CONFIG_NOSYSTEM=1 HOME=$KTEST_TMP
+
+cat >"$src/Makefile" <<'EOF'
+O ?= .
+C := $(O)/.config
+all:
+	@echo '  CC      init/main.o'
+	@if [ -e broken ]; then echo 'init/main.c:20:1: error: expected ; before }'; exit 1; fi
+	@if [ -e warn ]; then echo "init/warn.c:12:3: warning: unused variable 'x'"; fi
+	@if [ -e bug ]; then echo 'init/bug.c:1:1: error: the bug'; exit 1; fi
+	@mkdir -p $(O)/arch/x86/boot && cp $(C) $(O)/arch/x86/boot/bzImage
+	@echo 'Kernel: arch/x86/boot/bzImage is ready'
+mrproper:
+	@rm -rf $(C) $(O)/arch
+olddefconfig oldnoconfig:
+	@touch $(C); grep -q CONFIG_DEFAULT_ON $(C) || echo CONFIG_DEFAULT_ON=y >> $(C)
+defconfig:
+	@echo CONFIG_DEFAULT_ON=y > $(C)
+kernelrelease:
+	@echo "6.1.0$$(cat $(O)/localversion 2>/dev/null)"
+EOF
+g init -q
+g add Makefile
+g commit -q -m "c0: the tree"
+for n in $(seq 1 20); do
+	echo "$n" >"$src/version"
+	case $n in
+	7) touch "$src/broken"; g add broken ;;
+	9) g rm -q broken ;;
+	12) touch "$src/warn"; mkdir -p "$src/init"; echo x >"$src/init/warn.c"
+	    g add warn init/warn.c ;;
+	15) touch "$src/bug"; g add bug ;;
+	17) g rm -q bug ;;
+	esac
+	g add version
+	g commit -q -m "c$n: change $n"
+	eval "c$n=\$(g rev-parse HEAD)"
+done
+c0=$(g rev-list --max-parents=0 HEAD)
+
+common() {
+	cat <<EOF
+BUILD_DIR = $src
+OUTPUT_DIR = $KTEST_TMP/build-out
+TMP_DIR = $KTEST_TMP/tmp
+LOG_FILE = $KTEST_TMP/log
+STATE_DIR = $KTEST_TMP/$1
+MACHINE = box
+LOCALVERSION = -t
+BUILD_TYPE = defconfig
+EOF
+}
+
+# ---- build ----
+{ common state-build; echo "TEST_START"; echo "TEST_TYPE = build"; } >build.conf
+g checkout -q "$c5"
+run_ktest build.conf
+expect_rc 0 "a build test of a good tree passes"
+check "it prints ktest.pl's success banner" grep -q 'KTEST RESULT: TEST 1 SUCCESS!!!!' out
+check "and the summary" grep -q '1 of 1 tests were successful' out
+check "the build log is TMP_DIR/buildlog-MACHINE" grep -q 'bzImage is ready' tmp/buildlog-box
+check "LOG_FILE has the command output" grep -q 'CC      init/main.o' log
+check "the report is in the state directory" test -s state-build/report.json
+check "the report says GOOD" test "$(jq -r '.tests[0].verdict' state-build/report.json)" = GOOD
+check "with the build duration" jq -e '.tests[0].steps[0].durations.build >= 0' state-build/report.json >/dev/null
+check "the journal ends the run" grep -q 'ev=end' state-build/journal
+
+g checkout -q "$c7"
+run_ktest build.conf
+expect_rc 1 "a build test of a broken tree fails (exit 1)"
+check "with ktest.pl's failure banner" grep -q 'KTEST RESULT: TEST 1 Failed: failed build' out
+check "a finished run is not resumed" grep -q 'Starting afresh (the last run finished)' out
+check "the report says BAD" test "$(jq -r '.tests[0].verdict' state-build/report.json)" = BAD
+run_ktest --json "$KTEST_TMP/copy.json" build.conf
+check "--json writes the report there too" jq -e '.tests[0].verdict == "BAD"' copy.json >/dev/null
+
+# ---- make_warnings_file, then WARNINGS_FILE ----
+g checkout -q "$c12"
+{ common state-warn; echo "WARNINGS_FILE = $KTEST_TMP/warnings"
+  echo "TEST_START"; echo "TEST_TYPE = make_warnings_file"; } >warn.conf
+rm -f warnings
+run_ktest warn.conf
+expect_rc 0 "make_warnings_file passes"
+check "it wrote the warning, normalised (no column)" \
+	grep -qx "init/warn.c:12: warning: unused variable 'x'" warnings
+{ common state-warn2; echo "WARNINGS_FILE = $KTEST_TMP/warnings"
+  echo "TEST_START"; echo "TEST_TYPE = build"; } >warn2.conf
+run_ktest warn2.conf
+expect_rc 0 "a build whose warnings are all in WARNINGS_FILE passes"
+: >warnings
+run_ktest warn2.conf
+expect_rc 1 "a new warning fails the build test"
+check "naming the warning" grep -q "New warning found (not in $KTEST_TMP/warnings)" out
+
+# ---- bisect (build) ----
+g checkout -q "$c20"
+bisect_conf() {
+	{ common "$1"; echo "TEST_START"; echo "TEST_TYPE = bisect"
+	  echo "BISECT_TYPE = build"; shift; for l in "$@"; do echo "$l"; done; } >bisect.conf
+}
+bisect_conf state-bisect "BISECT_GOOD = $c9" "BISECT_BAD = $c16"
+run_ktest bisect.conf
+expect_rc 0 "bisect (build) finds its commit: exit 0"
+check "the culprit is c15" grep -q "$c15 is the first bad commit" out
+check "named with its subject" grep -q "Bad commit was \[$c15\] c15: change 15" out
+check "the report names it" test "$(jq -r '.tests[0].first_bad_commit' state-bisect/report.json)" = "$c15"
+steps=$(jq '.tests[0].steps | length' state-bisect/report.json)
+check "every step is in the report with a verdict ($steps steps)" \
+	jq -e '[.tests[0].steps[] | select(.verdict == "GOOD" or .verdict == "BAD")] | length == '"$steps" state-bisect/report.json >/dev/null
+check "the bisect log is written for git bisect replay" test -s tmp/ktest_bisect_log
+check "and names the culprit" grep -q "first bad commit: \[$c15\]" tmp/ktest_bisect_log
+check "the tree is put back where it was" test "$(g rev-parse HEAD)" = "$c20"
+
+bisect_conf state-rev "BISECT_GOOD = $c15" "BISECT_BAD = $c20" "BISECT_REVERSE = 1"
+run_ktest bisect.conf
+expect_rc 0 "reverse bisect finds the fix"
+check "the fix is c17" grep -q "$c17 is the first good (fixing) commit" out
+
+bisect_conf state-check "BISECT_GOOD = $c16" "BISECT_BAD = $c20" "BISECT_CHECK = good"
+run_ktest bisect.conf
+expect_rc 1 "BISECT_CHECK catches a 'good' commit that fails"
+check "and says so" grep -qi "good commit.*$c16\|$c16.*tested bad\|tested bad" out
+
+# killed in the middle, then resumed
+bisect_conf state-kill "BISECT_GOOD = $c0" "BISECT_BAD = $c16" \
+	"PRE_BUILD = n=\$(cat $KTEST_TMP/count 2>/dev/null || echo 0); n=\$((n+1)); echo \$n > $KTEST_TMP/count; if [ \$n -eq 3 ]; then kill -9 \$PPID; fi"
+rm -f count
+run_ktest bisect.conf
+check "ktest killed with SIGKILL in its third build (exit $rc)" test "$rc" -eq 137
+check "the journal has two finished steps" \
+	test "$(grep -c 'state=done' state-kill/journal)" -eq 2
+run_ktest bisect.conf
+expect_rc 0 "the rerun finishes the bisect"
+check "it says it resumes" grep -q 'Resuming the unfinished run' out
+check "the two finished steps are not run again" \
+	test "$(grep -c 'in the earlier run (from the journal)' out)" -eq 2
+check "same culprit as without the kill" grep -q "$c15 is the first bad commit\|$c7 is the first bad commit" out
+resumed=$(grep -o '[0-9a-f]* is the first bad commit' out)
+builds=$(cat count)
+rm -f count
+bisect_conf state-nokill "BISECT_GOOD = $c0" "BISECT_BAD = $c16"
+run_ktest bisect.conf
+check "an uninterrupted run agrees ($resumed)" grep -q "$resumed" out
+total=$(jq '.tests[0].steps | length' state-nokill/report.json)
+check "builds in all: the uninterrupted run's $total plus the one in flight" \
+	test "$builds" -eq "$((total + 1))"
+
+# ---- patchcheck (build) ----
+g checkout -q "$c20"
+{ common state-pc; echo "TEST_START"; echo "TEST_TYPE = patchcheck"
+  echo "PATCHCHECK_TYPE = build"; echo "PATCHCHECK_START = $c1"
+  echo "PATCHCHECK_END = $c20"; } >pc.conf
+run_ktest pc.conf
+expect_rc 1 "patchcheck of the series fails"
+check "it checks every commit (20)" test "$(jq '.tests[0].steps | length' state-pc/report.json)" -eq 20
+for n in 7 8; do
+	eval "id=\$c$n"
+	check "it reports the build break c$n" grep -q "$(echo "$id" | cut -c1-12) c$n: change $n: build" out
+done
+check "it reports the warning commit c12" grep -q "$(echo "$c12" | cut -c1-12) c12: change 12: warning" out
+check "it reports the bug c15 and c16" grep -q "$(echo "$c16" | cut -c1-12) c16: change 16: build" out
+check "and nothing else: 5 of 20" grep -q '5 of 20 commits break the series' out
+check "c17 onwards pass" test "$(jq -r '.tests[0].steps[16].verdict' state-pc/report.json)" = GOOD
+
+{ common state-pc1; echo "PATCHCHECK_STOP_AT_FIRST = 1"; echo "TEST_START"
+  echo "TEST_TYPE = patchcheck"; echo "PATCHCHECK_TYPE = build"
+  echo "PATCHCHECK_START = $c1"; echo "PATCHCHECK_END = $c20"; } >pc1.conf
+run_ktest pc1.conf
+expect_rc 1 "PATCHCHECK_STOP_AT_FIRST stops at the first failure"
+check "after 7 commits" test "$(jq '.tests[0].steps | length' state-pc1/report.json)" -eq 7
+
+# ---- types that need a box are refused, not faked ----
+{ common state-boot; echo "POWER_CYCLE = true"; echo "CONSOLE = cat"
+  echo "GRUB_MENU = test"; echo "TEST_START"; echo "TEST_TYPE = boot"; } >boot.conf
+run_ktest boot.conf
+expect_rc 2 "a boot test is refused until the box lands (exit 2)"
+check "saying so" grep -q 'not implemented yet: TEST_TYPE boot' err
+
+finish
