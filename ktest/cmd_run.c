@@ -36,6 +36,13 @@ static void on_sigint(int sig)
 	got_sigint = 1;
 }
 
+bool krun_interrupted(struct krun *r)
+{
+	if (got_sigint)
+		r->interrupted = true;
+	return r->interrupted;
+}
+
 /* ---- output ---- */
 
 void krun_print(struct krun *r, const char *fmt, ...)

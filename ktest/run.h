@@ -49,6 +49,9 @@ struct krun {
 	long ms[4];			/* print_times: build, install, boot, test */
 };
 
+/* SIGINT came: stop at the next step boundary (the journal has the rest). */
+bool krun_interrupted(struct krun *r);
+
 /* Prints to stdout and LOG_FILE (ktest.pl's doprint). */
 void krun_print(struct krun *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

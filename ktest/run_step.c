@@ -333,6 +333,8 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 		to_report(r, o, res, ms);
 		return 0;
 	}
+	if (krun_interrupted(r))
+		return -1;
 	if (journal_step(r, key, "start", NULL, NULL))
 		return -1;
 	if (o->commit && step_checkout(r, o, res))

@@ -164,6 +164,21 @@ total=$(jq '.tests[0].steps | length' state-nokill/report.json)
 check "builds in all: the uninterrupted run's $total plus the one in flight" \
 	test "$builds" -eq "$((total + 1))"
 
+# SIGINT: a clean stop at the next step, then a resume
+bisect_conf state-int "BISECT_GOOD = $c0" "BISECT_BAD = $c16" \
+	"PRE_BUILD = n=\$(cat $KTEST_TMP/icount 2>/dev/null || echo 0); n=\$((n+1)); echo \$n > $KTEST_TMP/icount; if [ \$n -eq 2 ]; then kill -INT \$PPID; fi"
+rm -f icount
+run_ktest bisect.conf
+expect_rc 3 "SIGINT stops the run with exit 3"
+check "saying how to resume" grep -q 'Interrupted: rerun the same command to resume' out
+check "after finishing the step in flight" \
+	test "$(grep -c 'state=done' state-int/journal)" -eq 2
+check "with the summary" grep -q '0 of 1 tests were successful' out
+run_ktest bisect.conf
+expect_rc 0 "the rerun after SIGINT finishes"
+check "with the same culprit" grep -q "$resumed" out
+check "without building again what was built" test "$(cat icount)" -eq "$total"
+
 # ---- patchcheck (build) ----
 g checkout -q "$c20"
 { common state-pc; echo "TEST_START"; echo "TEST_TYPE = patchcheck"
