@@ -690,6 +690,11 @@ static int exec_wait(ssh_session ss, ssh_channel ch, struct exec_state *x,
 	return ret;
 }
 
+bool kssh_alive(const struct kssh *s)
+{
+	return s && session_alive(s->ss);
+}
+
 int kssh_exec(struct kssh *s, const char *cmd, long timeout_ms,
 	      kcmd_line_fn on_line, void *ctx, int *status)
 {

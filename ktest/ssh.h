@@ -45,6 +45,8 @@ struct kssh *kssh_connect(const struct kssh_opts *o, enum kssh_fail *fail,
 			  char *why, size_t whylen);
 void kssh_close(struct kssh *s);
 const char *kssh_error(const struct kssh *s);
+/* Still connected? (false once the box hung up, e.g. on a reboot) */
+bool kssh_alive(const struct kssh *s);
 
 /*
  * Runs cmd on the box, streaming its output (stdout and stderr) line by
