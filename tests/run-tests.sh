@@ -4,7 +4,8 @@
 # Runs every test and ends with one line: "N passed, N failed".
 #   run-tests.sh UNIT_BIN... -- FUZZ_BIN...
 # Unit binaries are cmocka programs; their own summary lines are counted.
-# tests/cli/*.sh print "ok - what" / "not ok - what" lines (see tests/lib.sh).
+# tests/cli/*.sh and tests/e2e/*.sh print "ok - what" / "not ok - what" lines
+# (see tests/lib.sh).
 # Fuzz binaries run for FUZZ_SECONDS in all, over their seed corpus.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,7 +47,7 @@ for t in $units; do
 	fi
 done
 
-for s in "$top"/tests/cli/*.sh; do
+for s in "$top"/tests/cli/*.sh "$top"/tests/e2e/*.sh; do
 	[ -f "$s" ] || continue
 	out="$tmp/$(basename "$s").out"
 	KTEST_SRC="$top" KTEST_TMP="$tmp/$(basename "$s" .sh).d" sh "$s" >"$out" 2>&1

@@ -1,0 +1,184 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The end-to-end lab's kernel history: the lab tree (kernel.sh tree) cloned
+# into its own git work tree, with a synthetic series of 32 commits on top,
+# each a real change to the kernel that rebuilds one file (lib/ktest_lab.c):
+#
+#   s1        adds lib/ktest_lab.c: a late initcall that prints its step
+#   s2..s31   each bumps the step number, except:
+#   s8        a build break (a missing semicolon), s9 still broken ...
+#   s10       ... fixed
+#   s13       adds a compiler warning (an unused variable) in lib/ktest_lab.c
+#   s18       a boot regression: a NULL pointer write in the initcall (an
+#             Oops with a call trace, then "Attempted to kill init")
+#   s24       ... fixed
+#   s27       adds the Kconfig option KTEST_LAB_BREAK (default n): when it
+#             is enabled, the initcall panics ("ktest lab: KTEST_LAB_BREAK")
+#   s32       the last one
+#
+# Commits have fixed authors and dates: the same lab tree gives the same ids
+# on every machine.
+#
+#   series.sh tree    prints the work tree (prepared once; reset to s32 and
+#                     cleaned on every call, so tests may check out freely)
+#   series.sh env     prints shell assignments: SERIES_TREE, SERIES_BASE (the
+#                     lab commit), S1..S32, and the roles BUILD_BREAK,
+#                     BUILD_FIX, WARNING, BOOT_BREAK, BOOT_FIX, KCONFIG_BREAK
+#
+# Environment: KTEST_LAB as kernel.sh.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+lab=${KTEST_LAB:-/var/tmp/ktest-lab}
+dir=$lab/e2e
+recipe=2
+
+die() {
+	echo "series.sh: $*" >&2
+	exit 1
+}
+
+log() {
+	echo "series.sh: $*" >&2
+}
+
+lab_c() {
+	step=$1
+	extra=$2
+	cat <<EOF
+// SPDX-License-Identifier: GPL-2.0-only
+/* The ktest lab's synthetic series (tests/lab/series.sh). */
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/printk.h>
+
+static int ktest_lab_step = $step;
+
+static int __init ktest_lab_init(void)
+{
+$extra
+	pr_info("ktest lab: step %d\\n", ktest_lab_step);
+	return 0;
+}
+late_initcall(ktest_lab_init);
+EOF
+}
+
+# The body of the initcall for step n
+extra_for() {
+	n=$1
+	e=""
+	if [ "$n" -ge 13 ]; then
+		e="$e	int ktest_lab_unused;
+"
+	fi
+	if [ "$n" -ge 18 ] && [ "$n" -lt 24 ]; then
+		e="$e	*(volatile int *)0 = ktest_lab_step;	/* the boot regression */
+"
+	fi
+	if [ "$n" -ge 27 ]; then
+		e="$e#ifdef CONFIG_KTEST_LAB_BREAK
+	panic(\"ktest lab: KTEST_LAB_BREAK is set\");
+#endif
+"
+	fi
+	printf '%s' "$e"
+}
+
+commit() {
+	n=$1
+	msg=$2
+	date="2024-02-01T00:$(printf %02d "$((n / 60))"):$(printf %02d "$((n % 60))")Z"
+	GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
+		git -C "$new" commit -q -a -m "$msg"
+	git -C "$new" tag "s$n"
+}
+
+prepare() {
+	base_tree=$(sh "$here/kernel.sh" tree)
+	new=$dir/linux.new
+	rm -rf "$new" "$dir/linux"
+	mkdir -p "$dir"
+	log "cloning the lab tree into $dir/linux (once per machine, ~1 min)"
+	git clone -q --shared "$base_tree" "$new" || die "cannot clone $base_tree"
+	git -C "$new" config gc.auto 0
+	git -C "$new" config maintenance.auto false
+	git -C "$new" config core.trustctime false
+	export GIT_AUTHOR_NAME="ktest lab" GIT_AUTHOR_EMAIL=lab@ktest.invalid
+	export GIT_COMMITTER_NAME="ktest lab" GIT_COMMITTER_EMAIL=lab@ktest.invalid
+	git -C "$new" checkout -q -b series
+	git -C "$new" tag series-base
+	for n in $(seq 1 32); do
+		lab_c "$n" "$(extra_for "$n")" >"$new/lib/ktest_lab.c"
+		if [ "$n" -ge 8 ] && [ "$n" -lt 10 ]; then
+			# the build break: a missing semicolon
+			sed -i "s/^static int ktest_lab_step = $n;/static int ktest_lab_step = $n/" \
+				"$new/lib/ktest_lab.c"
+		fi
+		case $n in
+		1)
+			echo 'obj-y += ktest_lab.o' >>"$new/lib/Makefile"
+			git -C "$new" add lib/ktest_lab.c
+			commit 1 "lib: add the ktest lab initcall (s1)" ;;
+		8) commit 8 "lib: ktest lab step 8, which breaks the build (s8)" ;;
+		10) commit 10 "lib: ktest lab step 10, fixing the build (s10)" ;;
+		13) commit 13 "lib: ktest lab step 13, with a new warning (s13)" ;;
+		18) commit 18 "lib: ktest lab step 18, which breaks the boot (s18)" ;;
+		24) commit 24 "lib: ktest lab step 24, fixing the boot (s24)" ;;
+		27)
+			cat >>"$new/lib/Kconfig" <<'EOF'
+
+config KTEST_LAB_BREAK
+	bool "ktest lab: break the boot"
+	default n
+	help
+	  The ktest lab's bad config option: the kernel panics at boot.
+EOF
+			commit 27 "lib: ktest lab step 27, adding KTEST_LAB_BREAK (s27)" ;;
+		*) commit "$n" "lib: ktest lab step $n (s$n)" ;;
+		esac
+	done
+	mv "$new" "$dir/linux"
+}
+
+stamp() {
+	echo "recipe $recipe base $(git -C "$(sh "$here/kernel.sh" tree)" rev-parse HEAD)"
+}
+
+cmd_tree() {
+	mkdir -p "$dir"
+	exec 8>"$dir/lock"
+	flock 8
+	want=$(stamp)
+	if [ -d "$dir/linux/.git" ] && [ -f "$dir/stamp" ] &&
+		[ "$(cat "$dir/stamp")" = "$want" ]; then
+		git -C "$dir/linux" checkout -q -f series
+		git -C "$dir/linux" reset -q --hard s32
+		git -C "$dir/linux" clean -q -fdx
+	else
+		rm -f "$dir/stamp"
+		prepare
+		echo "$want" >"$dir/stamp"
+	fi
+	exec 8>&-
+	echo "$dir/linux"
+}
+
+cmd_env() {
+	t=$(cmd_tree)
+	echo "SERIES_TREE=$t"
+	echo "SERIES_BASE=$(git -C "$t" rev-parse series-base)"
+	for n in $(seq 1 32); do
+		echo "S$n=$(git -C "$t" rev-parse "s$n^{commit}")"
+	done
+	echo "BUILD_BREAK=\$S8 BUILD_FIX=\$S10 WARNING=\$S13"
+	echo "BOOT_BREAK=\$S18 BOOT_FIX=\$S24 KCONFIG_BREAK=\$S27"
+}
+
+[ $# -ge 1 ] || die "usage: series.sh tree | env"
+case $1 in
+tree) cmd_tree ;;
+env) cmd_env ;;
+*) die "unknown command '$1' (tree, env)" ;;
+esac
