@@ -44,9 +44,9 @@ struct kbox_opts {
 	/* NULL: libssh; else the command as the config wrote it */
 	const char *ssh_exec;		/* SSH_EXEC */
 	const char *scp_to_target;	/* SCP_TO_TARGET (modules) */
-	const char *scp_to_target_install;	/* SCP_TO_TARGET_INSTALL (image) */
+	const char *scp_to_target_install;	/* ..._INSTALL (the image) */
 	long timeout_ms;		/* RUN_TIMEOUT for those (0: none) */
-	kcmd_line_fn on_line;		/* output and progress lines; may be NULL */
+	kcmd_line_fn on_line;		/* output and progress; may be NULL */
 	void *ctx;
 	struct kstrs keep;
 };

@@ -24,12 +24,12 @@ struct kinstall_opts {
 	const char *post_install;	/* POST_INSTALL ($KERNEL_VERSION) */
 	const char *make_cmd;		/* MAKE_CMD ("make") */
 	const char *build_dir;		/* BUILD_DIR: make runs there */
-	const char *output_dir;		/* OUTPUT_DIR (O=); relative: to BUILD_DIR */
+	const char *output_dir;		/* OUTPUT_DIR (O=), from BUILD_DIR */
 	const char *build_target;	/* BUILD_TARGET, relative to OUTPUT_DIR */
 	const char *target_image;	/* TARGET_IMAGE ($KERNEL_VERSION) */
-	const char *tmp_dir;		/* TMP_DIR: the modules are staged here */
+	const char *tmp_dir;		/* TMP_DIR: modules staged here */
 	const char *kernel_version;	/* of what was built (kernelrelease) */
-	long timeout_ms;		/* RUN_TIMEOUT for host commands (0: none) */
+	long timeout_ms;		/* RUN_TIMEOUT (0: none) */
 	/*
 	 * Where the box keeps /lib/modules ("/") and its scratch files
 	 * ("/tmp"). ktest.pl has no options for these; the tests, whose
@@ -99,9 +99,9 @@ enum kinstall_status {
 	KINSTALL_OK,
 	KINSTALL_SKIPPED,	/* NO_INSTALL */
 	KINSTALL_HOOK,		/* PRE_INSTALL or POST_INSTALL failed */
-	KINSTALL_BOX,		/* the box: ssh, copy or a command on it (INFRA) */
+	KINSTALL_BOX,		/* ssh, a copy, a box command (INFRA) */
 	KINSTALL_MODULES,	/* make modules_install failed */
-	KINSTALL_HOST,		/* here: no image, no .config, tar, disk (INFRA) */
+	KINSTALL_HOST,		/* no image or .config, tar, disk (INFRA) */
 	KINSTALL_CONFIG,	/* a value that cannot be used */
 };
 
