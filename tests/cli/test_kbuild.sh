@@ -109,10 +109,11 @@ check "copy refuses a directory with files" [ $? -ne 0 ]
 frag=$(lab config "$KTEST_TMP/cfg")
 check "config writes DIR/lab.config" [ "$frag" = "$KTEST_TMP/cfg/lab.config" ]
 for o in 64BIT PRINTK TTY SERIAL_8250 SERIAL_8250_CONSOLE BLK_DEV_INITRD \
-	RD_GZIP BINFMT_ELF BINFMT_SCRIPT DEVTMPFS DEVTMPFS_MOUNT PROC_FS SYSFS; do
+	RD_GZIP BINFMT_ELF BINFMT_SCRIPT DEVTMPFS DEVTMPFS_MOUNT PROC_FS SYSFS \
+	PRINTK_TIME KALLSYMS BUG DEBUG_FS RUNTIME_TESTING_MENU LKDTM; do
 	grep -qx "CONFIG_$o=y" "$frag" || not_ok "lab.config sets CONFIG_$o=y"
 done
-check "lab.config has the 13 options" [ "$(grep -c '^CONFIG_.*=y$' "$frag")" = 13 ]
+check "lab.config has the 19 options" [ "$(grep -c '^CONFIG_.*=y$' "$frag")" = 19 ]
 
 mk=$(lab make)
 if command -v ccache >/dev/null 2>&1; then

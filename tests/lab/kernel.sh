@@ -18,6 +18,9 @@
 #   kernel.sh config DIR  writes DIR/lab.config, the settings a qemu serial
 #                         boot needs on top of tinyconfig, usable as
 #                         MIN_CONFIG with BUILD_TYPE=tinyconfig; prints it.
+#                         It also has what the boot tests crash the kernel
+#                         with (LKDTM through debugfs) and what makes crash
+#                         reports readable (symbols, printk times).
 #   kernel.sh make [BASE] prints a MAKE_CMD: make with ccache when it is
 #                         installed, its cache in the lab; BASE (a directory
 #                         holding both the source and O= trees) lets ccache
@@ -151,6 +154,16 @@ CONFIG_DEVTMPFS=y
 CONFIG_DEVTMPFS_MOUNT=y
 CONFIG_PROC_FS=y
 CONFIG_SYSFS=y
+# crash reports as on a distribution kernel: timestamps, symbols in call
+# traces, BUG() and WARN() that print
+CONFIG_PRINTK_TIME=y
+CONFIG_KALLSYMS=y
+CONFIG_BUG=y
+# the boot tests' crashes (tests/lab/initramfs.sh, ktest.mode=oops, warning):
+# echo EXCEPTION > /sys/kernel/debug/provoke-crash/DIRECT
+CONFIG_DEBUG_FS=y
+CONFIG_RUNTIME_TESTING_MENU=y
+CONFIG_LKDTM=y
 EOF
 	echo "$out"
 }

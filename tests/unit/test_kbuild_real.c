@@ -32,6 +32,7 @@
 #include "conf/strmap.h"
 #include "ktest/build.h"
 #include "ktest/cmd.h"
+#include "kernel_lab.h"
 
 #define LOCALVERSION	"-ktest"
 #define BUILD_TIMEOUT	(20 * 60 * 1000L)
@@ -41,6 +42,8 @@ static const char *const lab_options[] = {
 	"CONFIG_SERIAL_8250_CONSOLE", "CONFIG_BLK_DEV_INITRD", "CONFIG_RD_GZIP",
 	"CONFIG_BINFMT_ELF", "CONFIG_BINFMT_SCRIPT", "CONFIG_DEVTMPFS",
 	"CONFIG_DEVTMPFS_MOUNT", "CONFIG_PROC_FS", "CONFIG_SYSFS",
+	"CONFIG_PRINTK_TIME", "CONFIG_KALLSYMS", "CONFIG_BUG",
+	"CONFIG_DEBUG_FS", "CONFIG_RUNTIME_TESTING_MENU", "CONFIG_LKDTM",
 };
 
 struct lab {
@@ -50,96 +53,6 @@ struct lab {
 	char *src, *out, *log, *fragment, *make;
 	int lock;
 };
-
-static long t0;
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void progress(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static void progress(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("[%4ld s] ", (now_ms() - t0) / 1000);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-}
-
-/* A helper's output: shown as it comes, the last line kept. */
-struct capture {
-	char *last;
-};
-
-static void capture_line(void *ctx, const char *line, size_t len)
-{
-	struct capture *c = ctx;
-
-	printf("  | %s\n", line);
-	fflush(stdout);
-	free(c->last);
-	c->last = xstrndup(line, len);
-}
-
-/* Runs the lab script; returns its last line (a path or a command). */
-static char *lab_run(struct lab *l, const char *args)
-{
-	struct capture c = { NULL };
-	struct kcmd_opts o = { .on_line = capture_line, .ctx = &c,
-			       .stdin_null = true };
-	struct kcmd_result r;
-	char *cmd = xasprintf("sh %s %s", l->script, args);
-	char how[64];
-
-	if (kcmd_run(cmd, &o, &r) < 0)
-		fail_msg("cannot run %s: %s", cmd, strerror(errno));
-	if (r.status != 0 || !c.last)
-		fail_msg("%s: %s", cmd, kcmd_describe(&r, how, sizeof(how)));
-	free(cmd);
-	return c.last;
-}
-
-static void sh(const char *cmd)
-{
-	struct kcmd_result r;
-	char how[64];
-
-	if (kcmd_run(cmd, NULL, &r) < 0 || r.status != 0)
-		fail_msg("%s: %s", cmd, kcmd_describe(&r, how, sizeof(how)));
-}
-
-static char *find_script(void)
-{
-	const char *src = getenv("KTEST_SRC");
-	char exe[4096];
-	ssize_t n;
-	char *p;
-
-	if (src)
-		return xasprintf("%s/tests/lab/kernel.sh", src);
-	if (!access("tests/lab/kernel.sh", R_OK))
-		return realpath("tests/lab/kernel.sh", NULL);
-	/* build/tests/test_kbuild_real -> ../../tests/lab/kernel.sh */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		p = xasprintf("%s/../../tests/lab/kernel.sh", dirname(exe));
-		if (!access(p, R_OK))
-			return p;
-		free(p);
-	}
-	return NULL;
-}
 
 /* Build progress: a line every 20 s, so a slow machine shows life. */
 struct watch {
@@ -157,9 +70,9 @@ static void watch_line(void *ctx, const char *line, size_t len)
 	    strstr(line, "  AS ") || strstr(line, "...") ||
 	    strstr(line, "Kernel: "))
 		snprintf(w->last, sizeof(w->last), "%s", line);
-	if (now_ms() >= w->next || strstr(line, "Kernel: ")) {
+	if (lab_now_ms() >= w->next || strstr(line, "Kernel: ")) {
 		progress("%zu lines, %s", w->lines, w->last);
-		w->next = now_ms() + 20000;
+		w->next = lab_now_ms() + 20000;
 	}
 }
 
@@ -168,12 +81,12 @@ static int setup(void **state)
 	struct lab *l = xcalloc(1, sizeof(*l));
 	char *lockpath, *cmd;
 
-	t0 = now_ms();
-	l->script = find_script();
+	lab_t0 = lab_now_ms();
+	l->script = lab_script("kernel.sh");
 	if (!l->script)
 		fail_msg("tests/lab/kernel.sh not found (set KTEST_SRC)");
 	progress("preparing the lab tree (the first time: ~1 min)");
-	l->tree = lab_run(l, "tree");
+	l->tree = lab_run(l->script, "tree");
 	progress("lab tree: %s", l->tree);
 
 	/* one run at a time on this machine: the path is fixed for ccache */
@@ -193,12 +106,15 @@ static int setup(void **state)
 	l->out = xasprintf("%s/out", l->work);
 	l->log = xasprintf("%s/build.log", l->work);
 	cmd = xasprintf("copy '%s'", l->src);
-	free(lab_run(l, cmd));
+	free(lab_run(l->script, cmd));
 	free(cmd);
 	cmd = xasprintf("config '%s'", l->work);
-	l->fragment = lab_run(l, cmd);
+	l->fragment = lab_run(l->script, cmd);
 	free(cmd);
-	l->make = lab_run(l, "make");
+	/* relative paths for ccache: test_qemu builds the same config */
+	cmd = xasprintf("make '%s'", l->work);
+	l->make = lab_run(l->script, cmd);
+	free(cmd);
 	progress("private copy in %s, MAKE_CMD=%s", l->src, l->make);
 	*state = l;
 	return 0;
@@ -305,11 +221,11 @@ static void test_real_kernel(void **state)
 	opts(l, &o, &w, jobs, sizeof(jobs));
 	progress("fresh build: BUILD_TYPE=tinyconfig, MIN_CONFIG=%s, %s",
 		 l->fragment, jobs);
-	t = now_ms();
+	t = lab_now_ms();
 	kbuild_run(&o, &r);
 	check_built(l, &r);
 	progress("fresh build done in %.1f s: %s, %d warning(s)",
-		 (now_ms() - t) / 1000.0, r.release, r.warnings);
+		 (lab_now_ms() - t) / 1000.0, r.release, r.warnings);
 
 	image = xasprintf("%s/arch/x86/boot/bzImage", l->out);
 	assert_int_equal(access(image, R_OK), 0);
@@ -332,12 +248,12 @@ static void test_real_kernel(void **state)
 	o.noclean = true;
 	w.next = 0;
 	progress("one-file change rebuild: BUILD_TYPE=oldconfig, BUILD_NOCLEAN=1");
-	t = now_ms();
+	t = lab_now_ms();
 	kbuild_run(&o, &r);
 	check_built(l, &r);
-	progress("rebuild done in %.1f s", (now_ms() - t) / 1000.0);
+	progress("rebuild done in %.1f s", (lab_now_ms() - t) / 1000.0);
 	assert_true(mtime(image) > built);
-	assert_true(now_ms() - t < 120 * 1000);	/* incremental, not from scratch */
+	assert_true(lab_now_ms() - t < 120 * 1000);	/* incremental, not from scratch */
 
 	rel = kbuild_kernelrelease(&o, why, sizeof(why));
 	if (!rel) {
