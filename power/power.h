@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum kpower_state { KPOWER_UNKNOWN, KPOWER_ON, KPOWER_OFF };
 
@@ -43,19 +44,45 @@ void kpower_free(struct kpower *p);
 struct kpower *kpower_command_new(const char *cycle_cmd, const char *off_cmd,
 				  long timeout_ms);
 
-/* The built-in qemu box. */
+/*
+ * The built-in qemu box: qemu-system-x86_64 booting the installed kernel
+ * (-kernel, read again at every power-on, so installing is replacing that
+ * file) with an initramfs, its serial line on a pseudo-terminal that the
+ * box owns from kpower_qemu_new() to kpower_free(): the console
+ * (kpower_qemu_console()) sees every boot as one stream, as on a real
+ * serial line, and never a hang-up. qemu runs with -no-reboot and
+ * "panic=-1": a reboot or a panic stops the box (state() says off) until
+ * the next on() or cycle().
+ *
+ * KVM is used when /dev/kvm can run a PC guest; otherwise qemu emulates the
+ * CPU (TCG: slower, as correct) and a one-line note says so. off() sends
+ * SIGTERM, then SIGKILL after stop_ms; free() stops qemu too, and qemu gets
+ * SIGKILL if the thread that called on() dies first (PR_SET_PDEATHSIG): a
+ * box never outlives its owner, so call on() from a thread that lives as
+ * long as the box.
+ */
 struct kqemu_opts {
 	const char *kernel;	/* the installed image (the box's "disk") */
-	const char *initrd;	/* initramfs */
-	const char *append;	/* kernel command line; console=ttyS0 added */
-	const char *serial_sock;	/* unix socket the serial connects to */
-	const char *qemu;	/* default qemu-system-x86_64 */
+	const char *initrd;	/* initramfs, or NULL */
+	const char *append;	/* kernel command line, after the box's own
+				 * "console=ttyS0 panic=-1" */
+	const char *qemu;	/* default qemu-system-x86_64 from PATH */
 	int memory_mb;		/* default 256 */
 	int cpus;		/* default 1 */
-	bool kvm;		/* use /dev/kvm when present (it says when not) */
-	const char *extra;	/* more qemu arguments, shell-split */
+	bool kvm;		/* use KVM when usable (a note says when not) */
+	const char *const *extra;	/* more qemu arguments, NULL-terminated */
+	long stop_ms;		/* off(): SIGTERM, then SIGKILL; default 3000 */
+	FILE *notes;		/* where notes go ("no KVM: ..."); NULL: stderr */
 };
 struct kpower *kpower_qemu_new(const struct kqemu_opts *o, char *err,
 			       size_t errlen);
+/* The command line after "console=ttyS0 panic=-1", from the next on(). */
+void kpower_qemu_set_append(struct kpower *p, const char *append);
+/* The console spec of the box's serial line: "pty:/dev/pts/N". */
+const char *kpower_qemu_console(const struct kpower *p);
+/* Whether the box runs under KVM (false: software emulation). */
+bool kpower_qemu_kvm(const struct kpower *p);
+/* qemu's pid while the box is on, else 0 (for tests and diagnostics). */
+int kpower_qemu_pid(const struct kpower *p);
 
 #endif
