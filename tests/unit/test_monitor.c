@@ -15,10 +15,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "conf/strmap.h"
 #include "console/monitor.h"
 
 static struct kmon_config ktest_pl(void)
@@ -1474,6 +1477,132 @@ static void test_long_line(void **state)
 	kmonitor_free(m);
 }
 
+/* ---- real logs: the lab kernel in the qemu box (tests/lab/capture-logs.sh) ---- */
+
+/* tests/data/console: under $KTEST_SRC, here, or next to the binary */
+static char *console_data(void)
+{
+	const char *src = getenv("KTEST_SRC");
+	char exe[4096];
+	ssize_t n;
+	char *p;
+
+	if (src)
+		return xasprintf("%s/tests/data/console", src);
+	if (!access("tests/data/console", R_OK))
+		return xstrdup("tests/data/console");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return xstrdup("tests/data/console");
+	exe[n] = '\0';
+	p = xasprintf("%s/../../tests/data/console", dirname(exe));
+	return p;
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	struct sbuf b;
+	char buf[4096];
+	size_t n;
+
+	if (!f)
+		fail_msg("cannot read %s", path);
+	sbuf_init(&b);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sbuf_addn(&b, buf, n);
+	fclose(f);
+	return sbuf_detach(&b);
+}
+
+/*
+ * A real log replayed as ktest monitor does (a line a millisecond) with
+ * the lab initramfs's success line; its TITLE lines must be the .expect's.
+ */
+static struct kmonitor *replay_real(const char *dir, const char *name)
+{
+	struct kmon_config c = ktest_pl();
+	char *path = xasprintf("%s/%s.log", dir, name);
+	char *log = read_text(path), *expect, *want;
+	struct sbuf got;
+	const struct kmon_crash *cr;
+	struct kmonitor *m;
+	size_t n;
+
+	c.success_line = "ktest: booted";
+	c.expected_version = NULL;
+	c.timeout_ms = c.booted_timeout_ms = -1;
+	c.stop_after_success_ms = c.stop_after_failure_ms = -1;
+	c.stop_test_after_ms = 0;
+	m = mk(&c);
+	kmonitor_eof(m, feed(m, log, 1));
+	sbuf_init(&got);
+	n = kmonitor_crashes(m, &cr);
+	for (size_t i = 0; i < n; i++)
+		sbuf_addf(&got, "TITLE: %s\n", cr[i].title);
+	free(path);
+	path = xasprintf("%s/%s.expect", dir, name);
+	expect = read_text(path);
+	want = xstrndup(expect, strstr(expect, "VERDICT: ") ?
+			(size_t)(strstr(expect, "VERDICT: ") - expect) : strlen(expect));
+	assert_string_equal(sbuf_str(&got), want);
+	sbuf_free(&got);
+	free(want);
+	free(expect);
+	free(path);
+	free(log);
+	return m;
+}
+
+static void test_real_logs(void **state)
+{
+	char *dir = console_data();
+	struct kmonitor *m;
+	const char *rep;
+
+	(void)state;
+	m = replay_real(dir, "real-clean-boot");
+	assert_verdict(m, KMON_BOOTED);
+	assert_int_equal(ncrashes(m), 0);
+	kmonitor_free(m);
+
+	m = replay_real(dir, "real-hang");
+	assert_verdict(m, KMON_TIMED_OUT);
+	kmonitor_free(m);
+
+	/* the Oops: from its BUG: line through the second register dump */
+	m = replay_real(dir, "real-oops");
+	assert_verdict(m, KMON_CRASHED);
+	assert_int_equal(ncrashes(m), 1);
+	assert_int_equal(crash(m, 0)->cls, KMON_OOPS);
+	rep = crash(m, 0)->report;
+	assert_int_equal(strncmp(rep, "BUG: kernel NULL pointer dereference", 36), 0);
+	assert_non_null(strstr(rep, "\nCall Trace:\n"));
+	assert_non_null(strstr(rep, "direct_entry+"));
+	assert_null(strstr(rep, "ktest: after the oops"));
+	kmonitor_free(m);
+
+	m = replay_real(dir, "real-panic");
+	assert_verdict(m, KMON_CRASHED);
+	assert_int_equal(crash(m, 0)->cls, KMON_PANIC);
+	assert_non_null(strstr(crash(m, 0)->report, "\nCall Trace:\n"));
+	kmonitor_free(m);
+
+	/* a WARN_ON, and the boot still reaches its success line */
+	m = replay_real(dir, "real-warning");
+	assert_verdict(m, KMON_CRASHED);
+	assert_int_equal(crash(m, 0)->cls, KMON_WARNING);
+	assert_true(kmonitor_booted(m));
+	kmonitor_free(m);
+
+	/* two kernels in one log: the second banner is not ours */
+	m = replay_real(dir, "real-reboot-other-version");
+	assert_verdict(m, KMON_TRIPLE_FAULT);
+	assert_true(kmonitor_booted(m));
+	kmonitor_free(m);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1514,6 +1643,7 @@ int main(void)
 		cmocka_unit_test(test_report_bounded),
 		cmocka_unit_test(test_title_while_open),
 		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_real_logs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
