@@ -878,6 +878,13 @@ static size_t needed_for(struct kconfig *c, int i, enum kopt_id *out)
 	out[n++] = KOPT_TARGET_IMAGE;
 	if (l != KLEVEL_BOOT)
 		return n;
+	if (!kconfig_get(c, KOPT_BOX_TYPE, i, &rt, NULL) && rt &&
+	    !strcmp(rt, "qemu")) {
+		free(rt);
+		return n;	/* the qemu box is power, console and loader */
+	}
+	free(rt);
+	rt = NULL;
 	out[n++] = KOPT_POWER_CYCLE;
 	out[n++] = KOPT_CONSOLE;
 	if (kconfig_get(c, KOPT_REBOOT_TYPE, i, &rt, NULL) || !rt)

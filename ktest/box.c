@@ -103,6 +103,10 @@ int kbox_opts_read(struct kconfig *c, int i, struct kbox_opts *o)
 		goto fail;
 	o->ssh.host = o->machine;
 	o->ssh.user = o->ssh_user;
+	/* SSH_CONFIG: another client config than ~/.ssh/config (which
+	 * libssh, like ssh(1), finds through the password database) */
+	if (get_str(c, KOPT_SSH_CONFIG, i, &o->keep, &o->ssh.config))
+		goto fail;
 	if (kconfig_get_int(c, KOPT_CONNECT_TIMEOUT, i, 25, &secs))
 		goto fail;
 	o->ssh.connect_timeout_ms = secs > 0 ? secs * 1000 : 0;

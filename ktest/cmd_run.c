@@ -565,11 +565,18 @@ static int checkout(struct krun *r)
 	return 0;
 }
 
-static int run_build(struct krun *r)
+/* build, install, boot and test: one step at the level the type names */
+static int run_build(struct krun *r, enum kstep_level level)
 {
-	struct kstep_opts o = { .kind = "build", .level = KSTEP_BUILD,
-				.check_warnings = true };
+	struct kstep_opts o = { .kind = "build", .level = level,
+				.check_warnings = true, .settle_ms = -1 };
 	struct kstep_result res;
+	const char *test = krun_opt(r, KOPT_TEST);
+
+	if (level == KSTEP_TEST && (!test || !*test))
+		o.level = KSTEP_BOOT;	/* ktest.pl: test without TEST is boot */
+	o.kind = level == KSTEP_BUILD ? "build" : level == KSTEP_INSTALL ?
+		"install" : level == KSTEP_BOOT ? "boot" : "test";
 
 	if (krun_step(r, &o, &res))
 		return -1;
@@ -585,7 +592,7 @@ static int run_warnings_file(struct krun *r)
 	const char *wf = krun_opt(r, KOPT_WARNINGS_FILE);
 	const char *bt = krun_opt(r, KOPT_BUILD_TYPE);
 	struct kstep_opts o = { .kind = "make_warnings_file",
-				.level = KSTEP_BUILD };
+				.level = KSTEP_BUILD, .settle_ms = -1 };
 	struct kstep_result res;
 
 	if (!wf || !*wf) {
@@ -613,13 +620,21 @@ static int run_warnings_file(struct krun *r)
 static bool implemented(const char *type)
 {
 	return !strcmp(type, "build") || !strcmp(type, "make_warnings_file") ||
-		!strcmp(type, "bisect") || !strcmp(type, "patchcheck");
+		!strcmp(type, "bisect") || !strcmp(type, "patchcheck") ||
+		!strcmp(type, "install") || !strcmp(type, "boot") ||
+		!strcmp(type, "test");
 }
 
 static int dispatch(struct krun *r, const char *type)
 {
 	if (!strcmp(type, "build"))
-		return run_build(r);
+		return run_build(r, KSTEP_BUILD);
+	if (!strcmp(type, "install"))
+		return run_build(r, KSTEP_INSTALL);
+	if (!strcmp(type, "boot"))
+		return run_build(r, KSTEP_BOOT);
+	if (!strcmp(type, "test"))
+		return run_build(r, KSTEP_TEST);
 	if (!strcmp(type, "make_warnings_file"))
 		return run_warnings_file(r);
 	if (!strcmp(type, "bisect"))
@@ -681,6 +696,7 @@ static int run_test(struct krun *r, bool dry)
 	if (r->die || checkout(r))
 		return -1;
 	ret = dispatch(r, type);
+	krun_lab_close(r);
 	if (ret == -2)
 		return -2;
 	run_hook(r, KOPT_POST_TEST, false);
@@ -717,6 +733,7 @@ static void finish(struct krun *r, bool completed)
 
 static void krun_free(struct krun *r)
 {
+	krun_lab_close(r);
 	forget_all(r);
 	if (r->vcs)
 		kvcs_close(r->vcs);

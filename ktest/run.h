@@ -20,6 +20,7 @@
 
 struct kvcs;
 struct kp_seen;
+struct krun_lab;
 
 struct krun {
 	struct kconfig *c;
@@ -46,6 +47,7 @@ struct krun {
 	size_t nstale;
 	char *buildlog, *testlog, *dmesg;	/* TMP_DIR/<name>-MACHINE */
 	struct kvcs *vcs;		/* BUILD_DIR's repository, on demand */
+	struct krun_lab *lab;		/* the box, power and console (run_box.c) */
 	long ms[4];			/* print_times: build, install, boot, test */
 };
 
@@ -92,13 +94,16 @@ struct kstep_opts {
 	size_t ntouched;
 	struct kp_seen *seen;
 	bool force_checkout;	/* checkout even with local changes */
+	long settle_ms;		/* >= 0: reboot to good after, waiting this */
 };
 
 struct kstep_result {
 	enum kverdict verdict;
-	char why[1024];
+	char why[8192];
 	char phase[16];		/* "build", "boot", ... that decided it */
 	char title[256];	/* crash title */
+	char release[256];	/* kernelrelease of what was built */
+	int test_status;	/* TEST's exit status (-1: a signal) */
 	bool resumed;		/* from the journal: nothing ran */
 };
 
@@ -109,6 +114,18 @@ struct kstep_result {
  */
 int krun_step(struct krun *r, const struct kstep_opts *o,
 	      struct kstep_result *res);
+
+/*
+ * The box part of a step (run_box.c): install the kernel just built, boot
+ * it, run TEST, as level says. Fills res and the phase durations (ms,
+ * indexed by enum kphase). Returns 0 when all of it passed.
+ */
+int krun_lab_step(struct krun *r, enum kstep_level level, const char *release,
+		  struct kstep_result *res, long *ms);
+/* After a step: the box back to its good kernel (qemu: off). */
+void krun_lab_settle(struct krun *r, long sleep_ms);
+/* The end of a test: the console closed, the qemu box stopped. */
+void krun_lab_close(struct krun *r);
 
 /* The last build log's warnings, normalised, into path (make_warnings_file). */
 int krun_write_warnings(struct krun *r, const char *path);

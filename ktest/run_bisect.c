@@ -41,6 +41,7 @@ struct bis {
 	bool reverse;
 	bool skip_untestable;
 	enum kstep_level level;
+	struct kb_retmap ret;		/* BISECT_RET_* */
 	struct strmap subjects;		/* id -> subject */
 };
 
@@ -168,6 +169,20 @@ static int endpoints(struct bis *s, struct kb_replay *rp, bool *have_replay)
 	return 0;
 }
 
+static void read_retmap(struct krun *r, struct kb_retmap *m)
+{
+	const char *d = krun_opt(r, KOPT_BISECT_RET_DEFAULT);
+
+	m->ret_good = (int)krun_int(r, KOPT_BISECT_RET_GOOD, -1);
+	m->ret_bad = (int)krun_int(r, KOPT_BISECT_RET_BAD, -1);
+	m->ret_skip = (int)krun_int(r, KOPT_BISECT_RET_SKIP, -1);
+	m->ret_abort = (int)krun_int(r, KOPT_BISECT_RET_ABORT, -1);
+	m->ret_default = !d || !*d ? KB_DEFAULT_NONE :
+		!strcmp(d, "good") ? KB_DEFAULT_GOOD :
+		!strcmp(d, "bad") ? KB_DEFAULT_BAD :
+		!strcmp(d, "skip") ? KB_DEFAULT_SKIP : KB_DEFAULT_ABORT;
+}
+
 static enum kstep_level level_of(struct krun *r)
 {
 	const char *type = krun_opt(r, KOPT_BISECT_TYPE);
@@ -188,6 +203,25 @@ static int to_mark(struct bis *s, const struct kstep_result *res,
 		((s->level > KSTEP_BUILD && !strcmp(res->phase, "build")) ||
 		 (s->level > KSTEP_BOOT && !strcmp(res->phase, "boot")));
 
+	if (s->level == KSTEP_TEST && !strcmp(res->phase, "test") &&
+	    !res->title[0] && res->verdict != KV_INFRA) {
+		/* TEST's exit status, BISECT_RET_* or git bisect run's rule */
+		switch (kbisect_test_result(&s->ret, res->test_status)) {
+		case KB_R_GOOD:
+			*m = s->reverse ? KB_BAD : KB_GOOD;
+			return 0;
+		case KB_R_BAD:
+			*m = s->reverse ? KB_GOOD : KB_BAD;
+			return 0;
+		case KB_R_SKIP:
+			*m = KB_SKIP;
+			return 0;
+		case KB_R_ABORT:
+			krun_print(s->r, "ktest: TEST exit status %d means abort: stopping\n",
+				   res->test_status);
+			return -1;
+		}
+	}
 	switch (res->verdict) {
 	case KV_GOOD:
 		*m = s->reverse ? KB_BAD : KB_GOOD;
@@ -242,6 +276,7 @@ static int test_one(struct bis *s, const struct kb_step *st, enum kb_verdict *m)
 	o.subject = subject_of(s, st->id);
 	o.build_type = bt;
 	o.force_checkout = true;
+	o.settle_ms = krun_int(s->r, KOPT_BISECT_SLEEP_TIME, 60) * 1000;
 	for (;;) {
 		if (krun_step(s->r, &o, &res)) {
 			free(bt);
@@ -452,6 +487,7 @@ int krun_bisect(struct krun *r)
 	s.level = level_of(r);
 	s.reverse = krun_bool(r, KOPT_BISECT_REVERSE);
 	s.skip_untestable = krun_bool(r, KOPT_BISECT_SKIP);
+	read_retmap(r, &s.ret);
 	if (s.reverse)
 		krun_print(r, "Performing a reverse bisect (bad is good, good is bad!)\n");
 	have_head = kvcs_head(s.v, &head) == 0;

@@ -140,6 +140,7 @@ static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 		o.noclean = !st.clean;
 		o.check_warnings = st.check_warnings_file;
 		o.force_checkout = true;
+		o.settle_ms = krun_int(r, KOPT_PATCHCHECK_SLEEP_TIME, 60) * 1000;
 		if (st.check_touched &&
 		    kvcs_touched_files(v, st.id, &touched, &ntouched)) {
 			krun_print(r, "ktest: %s\n", kvcs_error(v));
@@ -209,6 +210,8 @@ int krun_patchcheck(struct krun *r)
 	struct kp_options ko = { 0 };
 	struct kpatchcheck *p = NULL;
 	struct strmap subjects;
+	struct kvcs_commit head = { 0 };
+	bool have_head = false;
 	char **ids = NULL, **skip = NULL, **ign = NULL;
 	size_t nskip = 0, nign = 0;
 	const char *wf;
@@ -222,6 +225,7 @@ int krun_patchcheck(struct krun *r)
 	}
 	if (list_series(r, v, &l))
 		goto out;
+	have_head = kvcs_head(v, &head) == 0;
 	ids = xcalloc(l.n + 1, sizeof(char *));
 	krun_print(r, "Going to test the following commits:\n");
 	for (size_t k = 0; k < l.n; k++) {
@@ -255,6 +259,13 @@ int krun_patchcheck(struct krun *r)
 		goto out;
 	ret = verdict(r, p, &subjects);
 out:
+	/* the tree goes back where it was (ktest.pl left the last commit) */
+	if (have_head) {
+		if (kvcs_checkout(v, head.id, true))
+			krun_print(r, "ktest: cannot put BUILD_DIR back at %.12s: %s\n",
+				   head.id, kvcs_error(v));
+		kvcs_commit_clear(&head);
+	}
 	if (p)
 		kpatchcheck_free(p);
 	for (size_t k = 0; k < nskip; k++)

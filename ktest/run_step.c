@@ -209,6 +209,8 @@ static bool do_build(struct krun *r, const struct kstep_opts *o,
 				   br.status == KBUILD_OK ? o->ntouched : 0);
 	free_warnings(lc.known);
 	if (good)
+		snprintf(res->release, sizeof(res->release), "%s", br.release);
+	if (good)
 		krun_print(r, "Build done in %ld.%ld s: %s, %d warning%s\n",
 			   br.elapsed_ms / 1000, br.elapsed_ms % 1000 / 100,
 			   br.release, br.warnings, br.warnings == 1 ? "" : "s");
@@ -250,6 +252,8 @@ static void replay(const struct kjrec *rec, struct kstep_result *res)
 		snprintf(res->phase, sizeof(res->phase), "%s", v);
 	if ((v = kjrec_get(rec, "title")))
 		snprintf(res->title, sizeof(res->title), "%s", v);
+	if ((v = kjrec_get(rec, "status")))
+		res->test_status = (int)strtol(v, NULL, 10);
 }
 
 static void to_report(struct krun *r, const struct kstep_opts *o,
@@ -275,18 +279,18 @@ static void to_report(struct krun *r, const struct kstep_opts *o,
 static int journal_step(struct krun *r, const char *key, const char *state,
 			const struct kstep_result *res, const long *ms)
 {
-	char idx[16], t[KPH__COUNT][24];
+	char idx[16], t[KPH__COUNT][24], st[16];
 	const char *names[] = { "ev", "test", "key", "state", "verdict", "why",
 				"phase", "title", "build_ms", "install_ms",
-				"boot_ms", "test_ms" };
-	const char *values[12];
+				"boot_ms", "test_ms", "status" };
+	const char *values[13];
 
 	snprintf(idx, sizeof(idx), "%d", r->i);
 	values[0] = "step";
 	values[1] = idx;
 	values[2] = key;
 	values[3] = state;
-	for (int k = 4; k < 12; k++)
+	for (int k = 4; k < 13; k++)
 		values[k] = NULL;
 	if (res) {
 		values[4] = kverdict_name(res->verdict);
@@ -297,8 +301,10 @@ static int journal_step(struct krun *r, const char *key, const char *state,
 			snprintf(t[p], sizeof(t[p]), "%ld", ms[p]);
 			values[8 + p] = ms[p] >= 0 ? t[p] : NULL;
 		}
+		snprintf(st, sizeof(st), "%d", res->test_status);
+		values[12] = ms[KPH_TEST] >= 0 ? st : NULL;
 	}
-	if (kjournal_appendv(&r->j, names, values, 12)) {
+	if (kjournal_appendv(&r->j, names, values, 13)) {
 		krun_print(r, "ktest: cannot write the journal %s: %s\n",
 			   r->j.path, strerror(errno));
 		return -1;
@@ -318,6 +324,9 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	snprintf(idx, sizeof(idx), "%d", r->i);
 	done = kjournal_find(&r->j, "ev", "step", "test", idx, "key", key,
 			     "state", "done", NULL);
+	/* the lab's trouble is not the commit's outcome: run it again */
+	if (done && kverdict_parse(kjrec_get(done, "verdict")) == KV_INFRA)
+		done = NULL;
 	if (done) {
 		replay(done, res);
 		for (int p = 0; p < KPH__COUNT; p++) {
@@ -339,12 +348,18 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 		return -1;
 	if (o->commit && step_checkout(r, o, res))
 		return -1;
-	if (o->level > KSTEP_BUILD) {
-		krun_print(r, "ktest: not implemented yet: installing and booting a kernel\n");
-		return -1;
-	}
-	if (do_build(r, o, res, &ms[KPH_BUILD]))
+	if (do_build(r, o, res, &ms[KPH_BUILD])) {
 		res->verdict = KV_GOOD;
+		if (o->level > KSTEP_BUILD &&
+		    !krun_lab_step(r, o->level, res->release, res, ms)) {
+			res->verdict = KV_GOOD;
+			res->phase[0] = '\0';
+		}
+		if (o->level >= KSTEP_BOOT && o->settle_ms >= 0)
+			krun_lab_settle(r, o->settle_ms);
+	}
+	if (res->verdict == KV_GOOD)
+		res->why[0] = '\0';
 	to_report(r, o, res, ms);
 	return journal_step(r, key, "done", res, ms);
 }

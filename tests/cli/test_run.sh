@@ -202,12 +202,52 @@ check "c17 onwards pass" test "$(jq -r '.tests[0].steps[16].verdict' state-pc/re
 run_ktest pc1.conf
 expect_rc 1 "PATCHCHECK_STOP_AT_FIRST stops at the first failure"
 check "after 7 commits" test "$(jq '.tests[0].steps | length' state-pc1/report.json)" -eq 7
+check "the tree is put back where it was" test "$(g rev-parse HEAD)" = "$c20"
 
-# ---- types that need a box are refused, not faked ----
-{ common state-boot; echo "POWER_CYCLE = true"; echo "CONSOLE = cat"
-  echo "GRUB_MENU = test"; echo "TEST_START"; echo "TEST_TYPE = boot"; } >boot.conf
-run_ktest boot.conf
-expect_rc 2 "a boot test is refused until the box lands (exit 2)"
-check "saying so" grep -q 'not implemented yet: TEST_TYPE boot' err
+# ---- boot on an ssh box whose console is a command ----
+# POWER_CYCLE and CONSOLE are commands here: the "box" is a console log
+# played back when the power is cycled. ssh to it is refused (port 1), so
+# the reboot falls back to POWER_CYCLE, as ktest.pl's does.
+printf 'Host 127.0.0.1\n\tPort 1\n' >ssh_config
+cat >bootlog <<'EOF2'
+[    0.000000] Linux version 6.1.0-t (t@t) #1
+[    1.000000] Freeing unused kernel memory
+Debian GNU/Linux 12 box ttyS0
+box login:
+EOF2
+sed -e 's/^box login:$/[    2.000000] Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b/' \
+	bootlog >panic.log
+boxconf() {
+	{ common "$1"; cat <<EOF2
+NO_INSTALL = 1
+SSH_CONFIG = $KTEST_TMP/ssh_config
+CONNECT_TIMEOUT = 2
+REBOOT_TYPE = script
+REBOOT_SCRIPT = true
+POWER_CYCLE = echo cycled >> $KTEST_TMP/power; cp $KTEST_TMP/$2 $KTEST_TMP/console.now
+CONSOLE = sh -c 'while [ ! -s $KTEST_TMP/console.now ]; do sleep 0.1; done; cat $KTEST_TMP/console.now; exec sleep 60'
+SUCCESS_LINE = login:
+BOOTED_TIMEOUT = 1
+STOP_AFTER_FAILURE = 1
+TIMEOUT = 10
+TEST_START
+TEST_TYPE = boot
+EOF2
+	} >box.conf
+	rm -f console.now power
+}
+boxconf state-box bootlog
+run_ktest box.conf
+expect_rc 0 "a boot on an ssh box with a command console passes"
+check "the power was cycled once" test "$(wc -l <power)" -eq 1
+check "the boot was watched to the login prompt" grep -q '^box login:' out
+check "the console is in TMP_DIR/dmesg-MACHINE" grep -q 'Linux version' tmp/dmesg-box
+boxconf state-box2 panic.log
+run_ktest box.conf
+expect_rc 1 "a boot that panics fails"
+check "with the panic as the reason" \
+	grep -q 'KTEST RESULT: TEST 1 Failed: failed boot: .*kernel panic: Attempted to kill init!' out
+check "the report has the crash title" \
+	test "$(jq -r '.tests[0].steps[0].crash_title' state-box2/report.json)" = "kernel panic: Attempted to kill init!"
 
 finish

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The lab side of a step: install the kernel that was just built, boot the
+ * box into it while the console monitor watches, run TEST while it still
+ * watches, and put the box back. One struct krun_lab per test, opened on
+ * the first step that needs the box and closed when the test ends.
+ *
+ * Two kinds of box:
+ * - ssh (ktest.pl's): install over libssh (or SSH_EXEC/SCP_TO_TARGET as
+ *   written), REBOOT_TYPE to boot the test kernel, POWER_CYCLE/POWER_OFF
+ *   behind it, the CONSOLE command/serial/tcp for the console.
+ * - qemu (BOX_TYPE = qemu): the built-in qemu box boots QEMU_KERNEL (where
+ *   install puts the kernel, or the build's image itself with NO_INSTALL);
+ *   booting is a power cycle and its serial line is the console; "back to
+ *   good" is power off, since the next step boots its own kernel anyway.
+ *
+ * What ktest.pl got wrong here, and this does not: the console is read
+ * with poll and deadlines (no busy loop on a closed stdin, no 1-second
+ * flush that swallows the next boot's banner), a boot that panics is
+ * power-cycled once, and SIGINT is not ignored while waiting.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "conf/strmap.h"
+#include "console/console.h"
+#include "console/monitor.h"
+#include "ktest/box.h"
+#include "ktest/cmd.h"
+#include "ktest/install.h"
+#include "ktest/reboot.h"
+#include "ktest/run.h"
+#include "power/power.h"
+
+struct krun_lab {
+	bool qemu;
+	struct kbox_opts bo;
+	struct kbox *box;
+	struct kinstall_opts io;
+	struct kreboot_opts ro;
+	struct kreboot *rb;
+	struct kpower *power;
+	struct kconsole *con;
+	char **qemu_extra;
+	size_t nqemu_extra;
+	FILE *dmesg;
+	struct krun *r;
+	/* lines the reboot's watch read: the boot monitor sees them first */
+	struct sbuf pending;
+};
+
+static void lab_line(void *ctx, const char *line, size_t len)
+{
+	struct krun *r = ctx;
+
+	krun_log(r, "%.*s\n", (int)len, line);
+}
+
+static int signal_of(const char *s)
+{
+	static const struct { const char *name; int sig; } t[] = {
+		{ "INT", SIGINT }, { "TERM", SIGTERM }, { "KILL", SIGKILL },
+		{ "HUP", SIGHUP }, { "QUIT", SIGQUIT }, { "USR1", SIGUSR1 },
+		{ "USR2", SIGUSR2 },
+	};
+	long n;
+
+	if (!s || !*s)
+		return SIGINT;
+	if (kopt_parse_int(s, &n))
+		return (int)n;
+	if (!strncasecmp(s, "SIG", 3))
+		s += 3;
+	for (size_t k = 0; k < sizeof(t) / sizeof(*t); k++)
+		if (!strcasecmp(s, t[k].name))
+			return t[k].sig;
+	return SIGINT;
+}
+
+static char **split(const char *s, size_t *n)
+{
+	char **v = NULL, *copy, *save = NULL, *w;
+
+	*n = 0;
+	if (!s)
+		return NULL;
+	copy = xstrdup(s);
+	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		v = xrealloc(v, (*n + 2) * sizeof(*v));
+		v[(*n)++] = xstrdup(w);
+		v[*n] = NULL;
+	}
+	free(copy);
+	return v;
+}
+
+static int open_qemu(struct krun *r, struct krun_lab *l, char *why, size_t len)
+{
+	struct kqemu_opts q = { 0 };
+
+	l->qemu_extra = split(krun_opt(r, KOPT_QEMU_OPTIONS), &l->nqemu_extra);
+	q.kernel = krun_opt(r, KOPT_QEMU_KERNEL);
+	q.initrd = krun_opt(r, KOPT_QEMU_INITRD);
+	q.append = krun_opt(r, KOPT_QEMU_APPEND);
+	q.memory_mb = (int)krun_int(r, KOPT_QEMU_MEMORY, 256);
+	q.kvm = true;
+	q.extra = (const char *const *)l->qemu_extra;
+	q.notes = stdout;
+	l->power = kpower_qemu_new(&q, why, len);
+	if (!l->power)
+		return -1;
+	return 0;
+}
+
+static int open_console(struct krun *r, struct krun_lab *l, char *why,
+			size_t len)
+{
+	struct kconsole_opts co = { 0 };
+
+	co.spec = l->qemu ? kpower_qemu_console(l->power) :
+		krun_opt(r, KOPT_CONSOLE);
+	co.close_signal = signal_of(krun_opt(r, KOPT_CLOSE_CONSOLE_SIGNAL));
+	co.exclusive = true;
+	if (!co.spec || !*co.spec) {
+		snprintf(why, len, "CONSOLE is not set");
+		return -1;
+	}
+	l->con = kconsole_open(&co, why, len);
+	return l->con ? 0 : -1;
+}
+
+static void lab_close(struct krun_lab *l)
+{
+	if (!l)
+		return;
+	if (l->con)
+		kconsole_close(l->con);
+	if (l->rb)
+		kreboot_free(l->rb);
+	if (l->power)
+		kpower_free(l->power);
+	if (l->box)
+		kbox_free(l->box);
+	kinstall_opts_release(&l->io);
+	kreboot_opts_release(&l->ro);
+	kbox_opts_release(&l->bo);
+	for (size_t k = 0; k < l->nqemu_extra; k++)
+		free(l->qemu_extra[k]);
+	free(l->qemu_extra);
+	if (l->dmesg)
+		fclose(l->dmesg);
+	sbuf_free(&l->pending);
+	free(l);
+}
+
+void krun_lab_close(struct krun *r)
+{
+	lab_close(r->lab);
+	r->lab = NULL;
+}
+
+/* The console watch the reboot code uses: read until stop or quiet. */
+static int watch(void *ctx, const char *stop, long quiet_ms)
+{
+	struct krun_lab *l = ctx;
+	struct sbuf line;
+	int ret = 0;
+
+	sbuf_init(&line);
+	for (;;) {
+		enum kcon_status st;
+
+		st = kconsole_read_line(l->con, kclock_ms() + quiet_ms, &line);
+		if (st == KCON_TIMEOUT)
+			break;
+		if (st != KCON_LINE) {
+			ret = -1;
+			break;
+		}
+		sbuf_addn(&l->pending, line.buf ? line.buf : "", line.len);
+		sbuf_addc(&l->pending, '\n');
+		if (stop && strstr(sbuf_str(&line), stop)) {
+			ret = 1;
+			break;
+		}
+		if (krun_interrupted(l->r))
+			break;
+	}
+	sbuf_free(&line);
+	return ret;
+}
+
+static struct krun_lab *lab_open(struct krun *r, enum kstep_level level,
+				 char *why, size_t len)
+{
+	struct krun_lab *l = xcalloc(1, sizeof(*l));
+	const char *bt = krun_opt(r, KOPT_BOX_TYPE);
+
+	sbuf_init(&l->pending);
+
+	l->r = r;
+	l->qemu = bt && !strcmp(bt, "qemu");
+	if (kbox_opts_read(r->c, r->i, &l->bo) ||
+	    kinstall_opts_read(r->c, r->i, &l->io)) {
+		snprintf(why, len, "the box options of test %d do not resolve", r->i);
+		goto fail;
+	}
+	l->bo.on_line = lab_line;
+	l->bo.ctx = r;
+	l->io.on_line = lab_line;
+	l->io.ctx = r;
+	l->box = kbox_new(&l->bo);
+	if (level < KSTEP_BOOT)
+		return l;
+	if (l->qemu) {
+		const char *spec;
+
+		if (open_qemu(r, l, why, len))
+			goto fail;
+		/* commands (TEST) can type on the box's serial line */
+		spec = kpower_qemu_console(l->power);
+		if (spec && !strncmp(spec, "pty:", 4))
+			setenv("KTEST_CONSOLE", spec + 4, 1);
+	} else {
+		const char *pc = krun_opt(r, KOPT_POWER_CYCLE);
+		const char *po = krun_opt(r, KOPT_POWER_OFF);
+		/* $MACHINE and $SSH_USER, as ktest.pl's run_command */
+		char *cycle = pc ? kstrs_keep(&l->bo.keep, kbox_subst(&l->bo, pc)) : NULL;
+		char *off = po ? kstrs_keep(&l->bo.keep, kbox_subst(&l->bo, po)) : NULL;
+
+		if (kreboot_opts_read(r->c, r->i, &l->ro)) {
+			snprintf(why, len, "the reboot options of test %d do not resolve",
+				 r->i);
+			goto fail;
+		}
+		l->power = kpower_command_new(cycle, off,
+					      krun_int(r, KOPT_RUN_TIMEOUT, 0) * 1000);
+	}
+	if (open_console(r, l, why, len))
+		goto fail;
+	if (!l->qemu)
+		l->rb = kreboot_new(l->box, &l->ro, l->power, watch, l);
+	return l;
+fail:
+	lab_close(l);
+	return NULL;
+}
+
+/* ---- install ---- */
+
+static int install(struct krun *r, struct krun_lab *l, const char *release,
+		   struct kstep_result *res, long *ms)
+{
+	struct kinstall_result ir;
+
+	l->io.kernel_version = release;
+	krun_print(r, "Installing %s%s\n", release,
+		   l->io.no_install ? " (NO_INSTALL: skipped)" : "");
+	kinstall_run(l->box, &l->io, &ir);
+	*ms = ir.elapsed_ms;
+	r->ms[1] += ir.elapsed_ms;
+	snprintf(res->phase, sizeof(res->phase), "install");
+	switch (ir.status) {
+	case KINSTALL_OK:
+	case KINSTALL_SKIPPED:
+		return 0;
+	case KINSTALL_MODULES:
+		res->verdict = KV_BAD;
+		snprintf(res->why, sizeof(res->why), "failed install: %s", ir.why);
+		return -1;
+	default:
+		res->verdict = KV_INFRA;
+		snprintf(res->why, sizeof(res->why), "install could not run: %s",
+			 ir.why);
+		return -1;
+	}
+}
+
+/* ---- boot ---- */
+
+static long secs_ms(struct krun *r, enum kopt_id id, long undef)
+{
+	const char *v = krun_opt(r, id);
+	long n;
+
+	if (!v || !*v || !kopt_parse_int(v, &n))
+		return undef;
+	return n * 1000;
+}
+
+static int fill_monitor(struct krun *r, struct kmon_config *mc,
+			const char *release, bool test_phase)
+{
+	const char *classes = krun_opt(r, KOPT_CRASH_FAIL_CLASSES);
+
+	memset(mc, 0, sizeof(*mc));
+	mc->success_line = test_phase ? NULL : krun_opt(r, KOPT_SUCCESS_LINE);
+	mc->expected_version = release;
+	mc->detect_triple_fault = krun_bool(r, KOPT_DETECT_TRIPLE_FAULT);
+	mc->ignore_errors = krun_bool(r, KOPT_IGNORE_ERRORS);
+	mc->fail_classes = KMON_DEFAULT_FAIL;
+	if (classes && *classes && kmon_parse_classes(classes, &mc->fail_classes))
+		return -1;
+	mc->timeout_ms = test_phase ? -1 : secs_ms(r, KOPT_TIMEOUT, -1);
+	mc->booted_timeout_ms = secs_ms(r, KOPT_BOOTED_TIMEOUT, mc->timeout_ms);
+	mc->stop_after_success_ms = secs_ms(r, KOPT_STOP_AFTER_SUCCESS, -1);
+	mc->stop_after_failure_ms = secs_ms(r, KOPT_STOP_AFTER_FAILURE, -1);
+	mc->stop_test_after_ms = test_phase ? secs_ms(r, KOPT_STOP_TEST_AFTER, 0) : 0;
+	return 0;
+}
+
+static void console_line(struct krun_lab *l, const char *s)
+{
+	krun_print(l->r, "%s\n", s);
+	if (l->dmesg) {
+		fprintf(l->dmesg, "%s\n", s);
+		fflush(l->dmesg);
+	}
+}
+
+/* The first crash that fails, as the step's title. */
+static void crash_title(struct kmonitor *m, struct kstep_result *res)
+{
+	const struct kmon_crash *c;
+	size_t n = kmonitor_crashes(m, &c);
+
+	for (size_t k = 0; k < n; k++) {
+		if (c[k].fails) {
+			snprintf(res->title, sizeof(res->title), "%s", c[k].title);
+			return;
+		}
+	}
+}
+
+/* Feeds console lines to m until it decides (or done() says stop). */
+static int watch_console(struct krun_lab *l, struct kmonitor *m,
+			 volatile int *done)
+{
+	struct sbuf line;
+	int64_t max = kclock_ms() + secs_ms(l->r, KOPT_MAX_MONITOR_WAIT, 1800000);
+	int ret = 0;
+
+	/* what the reboot already read, in order */
+	for (const char *p = sbuf_str(&l->pending); *p && kmonitor_verdict(m) == KMON_RUNNING;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *one = xstrndup(p, n);
+
+		console_line(l, one);
+		kmonitor_line(m, one, n, kclock_ms());
+		free(one);
+		p += n + (nl ? 1 : 0);
+	}
+	sbuf_reset(&l->pending);
+	sbuf_init(&line);
+	while (kmonitor_verdict(m) == KMON_RUNNING) {
+		int64_t dl = kmonitor_deadline(m);
+		enum kcon_status st;
+
+		if (done) {
+			if (*done)
+				break;
+			if (dl > kclock_ms() + 200)
+				dl = kclock_ms() + 200;
+		}
+		if (dl > max)
+			dl = max;
+		st = kconsole_read_line(l->con, dl, &line);
+		if (st == KCON_LINE) {
+			console_line(l, sbuf_str(&line));
+			kmonitor_line(m, line.buf, line.len, kclock_ms());
+		} else if (st == KCON_TIMEOUT) {
+			kmonitor_tick(m, kclock_ms());
+		} else {
+			ret = -1;
+			break;
+		}
+		if (kclock_ms() >= max || krun_interrupted(l->r)) {
+			ret = -1;
+			break;
+		}
+	}
+	sbuf_free(&line);
+	return ret;
+}
+
+static int power_up(struct krun *r, struct krun_lab *l, struct kstep_result *res)
+{
+	struct kreboot_result rr;
+
+	if (l->qemu) {
+		if (kpower_cycle(l->power)) {
+			res->verdict = KV_INFRA;
+			snprintf(res->why, sizeof(res->why), "qemu box: %s",
+				 l->power->err);
+			return -1;
+		}
+		return 0;
+	}
+	memset(&rr, 0, sizeof(rr));
+	if (kreboot_to_test(l->rb, &rr)) {
+		res->verdict = KV_INFRA;
+		snprintf(res->why, sizeof(res->why), "cannot reboot the box: %s",
+			 rr.why);
+		return -1;
+	}
+	return 0;
+}
+
+static int boot(struct krun *r, struct krun_lab *l, const char *release,
+		struct kstep_result *res, long *ms)
+{
+	struct kmon_config mc;
+	struct kmonitor *m;
+	char why[512];
+	int64_t t0 = kclock_ms();
+	int ret = -1;
+
+	snprintf(res->phase, sizeof(res->phase), "boot");
+	if (fill_monitor(r, &mc, release, false)) {
+		res->verdict = KV_INFRA;
+		snprintf(res->why, sizeof(res->why), "CRASH_FAIL_CLASSES is not a list of crash classes");
+		return -1;
+	}
+	if (l->dmesg)
+		fclose(l->dmesg);
+	l->dmesg = fopen(r->dmesg, "w");
+	sbuf_reset(&l->pending);	/* the old kernel's lines are not this boot's */
+	krun_print(r, "Booting %s%s\n", release, l->qemu ? " on the qemu box" : "");
+	if (power_up(r, l, res))
+		goto out_time;
+	m = kmonitor_new(&mc, kclock_ms(), why, sizeof(why));
+	if (!m) {
+		res->verdict = KV_INFRA;
+		snprintf(res->why, sizeof(res->why), "SUCCESS_LINE: %s", why);
+		goto out_time;
+	}
+	if (watch_console(l, m, NULL)) {
+		res->verdict = KV_INFRA;
+		snprintf(res->why, sizeof(res->why), "the console of %s: %s",
+			 krun_opt(r, KOPT_MACHINE) ? krun_opt(r, KOPT_MACHINE) : "the box",
+			 r->interrupted ? "interrupted" :
+			 kconsole_error(l->con) ? kconsole_error(l->con) :
+			 "no decision before MAX_MONITOR_WAIT");
+	} else if (kmonitor_verdict(m) == KMON_BOOTED) {
+		ret = 0;
+	} else {
+		res->verdict = KV_BAD;
+		crash_title(m, res);
+		const char *reason = kmonitor_reason(m);
+		bool has = res->title[0] && strstr(reason, res->title);
+
+		snprintf(res->why, sizeof(res->why), "failed boot: %s%s%s",
+			 reason, res->title[0] && !has ? ": " : "",
+			 has ? "" : res->title);
+	}
+	kmonitor_free(m);
+out_time:
+	*ms = kclock_ms() - t0;
+	r->ms[2] += *ms;
+	return ret;
+}
+
+/* ---- test ---- */
+
+struct test_run {
+	const char *cmd;
+	struct kcmd_opts o;
+	struct kcmd_result res;
+	int started;
+	volatile int done;
+	FILE *log;
+	struct krun *r;
+};
+
+static void test_line(void *ctx, const char *line, size_t len)
+{
+	struct test_run *t = ctx;
+
+	krun_log(t->r, "%.*s\n", (int)len, line);
+	if (t->log)
+		fprintf(t->log, "%.*s\n", (int)len, line);
+}
+
+static void *test_thread(void *arg)
+{
+	struct test_run *t = arg;
+
+	t->started = kcmd_run(t->cmd, &t->o, &t->res);
+	t->done = 1;
+	return NULL;
+}
+
+static int run_test_cmd(struct krun *r, struct krun_lab *l,
+			const char *release, struct kstep_result *res, long *ms)
+{
+	struct test_run t = { 0 };
+	struct kmon_config mc;
+	struct kmonitor *m;
+	pthread_t th;
+	char why[256], how[128];
+	int64_t t0 = kclock_ms();
+
+	snprintf(res->phase, sizeof(res->phase), "test");
+	t.cmd = krun_opt(r, KOPT_TEST);
+	t.r = r;
+	t.o.on_line = test_line;
+	t.o.ctx = &t;
+	t.o.stdin_null = true;
+	t.o.timeout_ms = secs_ms(r, KOPT_STOP_TEST_AFTER, 0);
+	t.log = fopen(r->testlog, "w");
+	fill_monitor(r, &mc, release, true);
+	m = kmonitor_new(&mc, kclock_ms(), why, sizeof(why));
+	krun_print(r, "Running TEST: %s\n", t.cmd);
+	if (!m || pthread_create(&th, NULL, test_thread, &t)) {
+		res->verdict = KV_INFRA;
+		snprintf(res->why, sizeof(res->why), "cannot start TEST");
+		if (m)
+			kmonitor_free(m);
+		if (t.log)
+			fclose(t.log);
+		return -1;
+	}
+	watch_console(l, m, &t.done);
+	pthread_join(th, NULL);
+	if (t.log)
+		fclose(t.log);
+	*ms = kclock_ms() - t0;
+	r->ms[3] += *ms;
+	res->test_status = t.res.signal ? -1 : t.res.status;
+	crash_title(m, res);
+	kmonitor_free(m);
+	if (t.started) {
+		res->verdict = KV_INFRA;
+		snprintf(res->why, sizeof(res->why), "cannot run TEST %s: %s",
+			 t.cmd, strerror(errno));
+		return -1;
+	}
+	if (res->title[0]) {
+		res->verdict = KV_BAD;
+		snprintf(res->why, sizeof(res->why), "failed test: the kernel crashed: %s",
+			 res->title);
+		return -1;
+	}
+	if (t.res.status != 0 || t.res.signal || t.res.timed_out) {
+		res->verdict = KV_BAD;
+		snprintf(res->why, sizeof(res->why), "failed test: TEST %s",
+			 kcmd_describe(&t.res, how, sizeof(how)));
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- after the step ---- */
+
+void krun_lab_settle(struct krun *r, long sleep_ms)
+{
+	struct krun_lab *l = r->lab;
+	struct kreboot_result rr;
+
+	if (!l || !l->power)
+		return;
+	if (l->qemu) {
+		kpower_off(l->power);
+		return;
+	}
+	memset(&rr, 0, sizeof(rr));
+	krun_print(r, "Reboot and wait %ld seconds\n", sleep_ms / 1000);
+	if (kreboot_to_good(l->rb, sleep_ms, &rr))
+		krun_print(r, "ktest: could not reboot the box to its good kernel: %s\n",
+			   rr.why);
+}
+
+int krun_lab_step(struct krun *r, enum kstep_level level, const char *release,
+		  struct kstep_result *res, long *ms)
+{
+	char why[1024];
+
+	if (!r->lab) {
+		r->lab = lab_open(r, level, why, sizeof(why));
+		if (!r->lab) {
+			res->verdict = KV_INFRA;
+			snprintf(res->phase, sizeof(res->phase), "install");
+			snprintf(res->why, sizeof(res->why), "%s", why);
+			return -1;
+		}
+	}
+	if (install(r, r->lab, release, res, &ms[KPH_INSTALL]))
+		return -1;
+	if (level == KSTEP_INSTALL)
+		return 0;
+	if (boot(r, r->lab, release, res, &ms[KPH_BOOT]))
+		return -1;
+	if (level == KSTEP_BOOT)
+		return 0;
+	return run_test_cmd(r, r->lab, release, res, &ms[KPH_TEST]);
+}
