@@ -173,10 +173,13 @@ cmd_make() {
 		echo make
 		return
 	fi
-	mkdir -p "$lab/ccache"
-	# depend mode: a miss costs no extra preprocessor run (kbuild passes
-	# -Wp,-MMD), which makes a first build ~as fast as without ccache
-	env="CCACHE_DIR=$lab/ccache CCACHE_DEPEND=1"
+	mkdir -p "$lab/ccache-v2"
+	# Not CCACHE_DEPEND: without the preprocessor ccache cannot see
+	# the assembler's .incbin, and arch/x86/boot/compressed/piggy.S
+	# pulls the compressed kernel in with it: depend mode handed back
+	# an old piggy.o, so a fresh bzImage booted an earlier kernel.
+	# (A new directory: the old cache holds such entries.)
+	env="CCACHE_DIR=$lab/ccache-v2"
 	[ $# -ge 1 ] && env="$env CCACHE_BASEDIR=$1"
 	echo "$env make CC='ccache gcc' HOSTCC='ccache gcc'"
 }
