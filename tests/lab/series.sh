@@ -22,6 +22,10 @@
 #
 #   series.sh tree    prints the work tree (prepared once; reset to s32 and
 #                     cleaned on every call, so tests may check out freely)
+#   series.sh config  prints the path of a whole .config for the series:
+#                     tinyconfig plus the lab fragment (kernel.sh config),
+#                     made once (again when the fragment changes); use it
+#                     as MIN_CONFIG / useconfig:
 #   series.sh env     prints shell assignments: SERIES_TREE, SERIES_BASE (the
 #                     lab commit), S1..S32, and the roles BUILD_BREAK,
 #                     BUILD_FIX, WARNING, BOOT_BREAK, BOOT_FIX, KCONFIG_BREAK
@@ -176,9 +180,34 @@ cmd_env() {
 	echo "BOOT_BREAK=\$S18 BOOT_FIX=\$S24 KCONFIG_BREAK=\$S27"
 }
 
-[ $# -ge 1 ] || die "usage: series.sh tree | env"
+cmd_config() {
+	t=$(cmd_tree)
+	frag=$(sh "$here/kernel.sh" config "$dir")
+	full=$dir/full.config
+	exec 8>"$dir/config.lock"
+	flock 8
+	if [ ! -s "$full" ] || ! cmp -s "$frag" "$full.frag"; then
+		cfg=$dir/out-config
+		rm -rf "$cfg"
+		mkdir -p "$cfg"
+		git -C "$t" checkout -q -f series-base
+		make -s -C "$t" O="$cfg" tinyconfig >/dev/null 2>&1 &&
+		cat "$frag" >>"$cfg/.config" &&
+		make -s -C "$t" O="$cfg" olddefconfig >/dev/null 2>&1 &&
+		cp "$cfg/.config" "$full.new" && mv "$full.new" "$full" &&
+		cp "$frag" "$full.frag" ||
+			die "cannot make $full (make tinyconfig in $t failed)"
+		rm -rf "$cfg"
+		git -C "$t" checkout -q -f series
+	fi
+	exec 8>&-
+	echo "$full"
+}
+
+[ $# -ge 1 ] || die "usage: series.sh tree | config | env"
 case $1 in
 tree) cmd_tree ;;
+config) cmd_config ;;
 env) cmd_env ;;
-*) die "unknown command '$1' (tree, env)" ;;
+*) die "unknown command '$1' (tree, config, env)" ;;
 esac
