@@ -42,6 +42,21 @@ struct bis {
 	bool skip_untestable;
 	enum kstep_level level;
 	struct kb_retmap ret;		/* BISECT_RET_* */
+	/*
+	 * With BISECT_FILES, the graph is read afresh after every verdict,
+	 * as every "git bisect good/bad" walks afresh: a merge treesame to a
+	 * parent just marked good is simplified away only then. fb chooses;
+	 * b keeps the whole history (the log, the checks).
+	 */
+	struct kbisect *fb;
+	struct kb_graph fg;
+	char **fbases;
+	size_t nfbases;
+	bool fresh_bases;		/* still passing merge bases on */
+	char **marked;			/* ids marked, in order */
+	enum kb_verdict *verdicts;
+	size_t nmarked;
+	char cur_bad[KB_ID_LEN];
 	struct strmap subjects;		/* id -> subject */
 };
 
@@ -375,6 +390,8 @@ static int start(struct bis *s, const struct kb_replay *rp, bool have_replay)
 	}
 	if (have_replay && apply_replay(s, rp))
 		return -1;
+	snprintf(s->cur_bad, sizeof(s->cur_bad), "%s", kbisect_bad(s->b));
+	s->fresh_bases = true;
 	return 0;
 }
 
@@ -415,6 +432,9 @@ static int only_skipped(struct bis *s)
 	return ret;
 }
 
+static int fresh(struct bis *s);
+static void remember(struct bis *s, const char *id, enum kb_verdict v);
+
 static int loop(struct bis *s)
 {
 	for (;;) {
@@ -423,7 +443,16 @@ static int loop(struct bis *s)
 		size_t n;
 		char why[512];
 
+		/* checks and BISECT_START come from the whole machine first */
 		kbisect_next(s->b, &st, 1, &n);
+		if (s->npaths && !(st.kind == KB_TEST &&
+				   (st.purpose == KB_FOR_CHECK_BAD ||
+				    st.purpose == KB_FOR_CHECK_GOOD ||
+				    st.purpose == KB_FOR_START))) {
+			if (!s->fb && fresh(s))
+				return -1;
+			kbisect_next(s->fb, &st, 1, &n);
+		}
 		switch (st.kind) {
 		case KB_FOUND:
 			return found(s, st.id);
@@ -451,11 +480,82 @@ static int loop(struct bis *s)
 		}
 		if (why[0])
 			krun_print(s->r, "%s\n", why);
+		if (s->npaths) {
+			remember(s, st.id, m);
+			s->fresh_bases = st.purpose == KB_FOR_MERGE_BASE;
+			if (s->fb && fresh(s))
+				return -1;
+		}
 	}
+}
+
+static void fresh_free(struct bis *s)
+{
+	if (s->fb)
+		kbisect_free(s->fb);
+	s->fb = NULL;
+	if (s->fg.nodes)
+		kvcs_graph_free(&s->fg);
+	memset(&s->fg, 0, sizeof(s->fg));
+	kvcs_free_paths(s->fbases, s->nfbases);
+	s->fbases = NULL;
+	s->nfbases = 0;
+}
+
+/* The chooser from the bad and goods known now (see struct bis). */
+static int fresh(struct bis *s)
+{
+	struct kb_options o = { 0 };
+	const char **goods = xcalloc(s->ngoods + s->nmarked + 1, sizeof(char *));
+	size_t ng = 0;
+	char why[512];
+
+	fresh_free(s);
+	for (size_t k = 0; k < s->ngoods; k++)
+		goods[ng++] = s->goods[k];
+	for (size_t k = 0; k < s->nmarked; k++)
+		if (s->verdicts[k] == KB_GOOD)
+			goods[ng++] = s->marked[k];
+	if (kvcs_bisect_graph(s->v, s->cur_bad, goods, ng,
+			      (const char *const *)s->paths, s->npaths, false,
+			      &s->fg, &s->fbases, &s->nfbases)) {
+		krun_print(s->r, "ktest: bisect: %s\n", kvcs_error(s->v));
+		free(goods);
+		return -1;
+	}
+	if (s->fresh_bases) {
+		o.merge_bases = (const char *const *)s->fbases;
+		o.nmerge_bases = s->nfbases;
+	}
+	s->fb = kbisect_new(&s->fg, goods, ng, &o, why, sizeof(why));
+	free(goods);
+	if (!s->fb) {
+		krun_print(s->r, "ktest: bisect: %s\n", why);
+		return -1;
+	}
+	for (size_t k = 0; k < s->nmarked; k++)
+		if (s->verdicts[k] == KB_SKIP)
+			kbisect_mark(s->fb, s->marked[k], KB_SKIP, why, sizeof(why));
+	return 0;
+}
+
+static void remember(struct bis *s, const char *id, enum kb_verdict v)
+{
+	s->marked = xrealloc(s->marked, (s->nmarked + 1) * sizeof(char *));
+	s->verdicts = xrealloc(s->verdicts, (s->nmarked + 1) * sizeof(*s->verdicts));
+	s->marked[s->nmarked] = xstrdup(id);
+	s->verdicts[s->nmarked++] = v;
+	if (v == KB_BAD)
+		snprintf(s->cur_bad, sizeof(s->cur_bad), "%s", id);
 }
 
 static void bis_free(struct bis *s)
 {
+	fresh_free(s);
+	for (size_t k = 0; k < s->nmarked; k++)
+		free(s->marked[k]);
+	free(s->marked);
+	free(s->verdicts);
 	if (s->b)
 		kbisect_free(s->b);
 	if (s->g.nodes)

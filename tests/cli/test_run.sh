@@ -130,6 +130,25 @@ check "the bisect log is written for git bisect replay" test -s tmp/ktest_bisect
 check "and names the culprit" grep -q "first bad commit: \[$c15\]" tmp/ktest_bisect_log
 check "the tree is put back where it was" test "$(g rev-parse HEAD)" = "$c20"
 
+# path-limited (BISECT_FILES): the same culprit as git bisect run
+bisect_conf state-path "BISECT_GOOD = $c0" "BISECT_BAD = $c16" "BISECT_FILES = bug broken"
+run_ktest bisect.conf
+expect_rc 0 "bisect limited to paths succeeds"
+ours=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' out)
+cat >oracle.sh <<'EOF2'
+#!/bin/sh
+make -s O=/tmp/ktest-oracle-$$ defconfig >/dev/null 2>&1
+make -s O=/tmp/ktest-oracle-$$ >/dev/null 2>&1; rc=$?
+rm -rf /tmp/ktest-oracle-$$
+[ $rc -eq 0 ] || exit 1
+EOF2
+theirs=$(cd "$src" && git bisect start "$c16" "$c0" -- bug broken >/dev/null &&
+	git bisect run sh "$KTEST_TMP/oracle.sh" 2>/dev/null |
+	sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p'
+	git bisect reset >/dev/null 2>&1)
+check "git bisect run limited to the same paths agrees ($theirs)" test -n "$ours" -a "$ours" = "$theirs"
+g checkout -q "$c20"
+
 bisect_conf state-rev "BISECT_GOOD = $c15" "BISECT_BAD = $c20" "BISECT_REVERSE = 1"
 run_ktest bisect.conf
 expect_rc 0 "reverse bisect finds the fix"
