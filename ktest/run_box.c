@@ -105,6 +105,8 @@ static int open_qemu(struct krun *r, struct krun_lab *l, char *why, size_t len)
 
 	l->qemu_extra = split(krun_opt(r, KOPT_QEMU_OPTIONS), &l->nqemu_extra);
 	q.kernel = krun_opt(r, KOPT_QEMU_KERNEL);
+	if (!q.kernel || !*q.kernel)
+		q.kernel = krun_opt(r, KOPT_TARGET_IMAGE);
 	q.initrd = krun_opt(r, KOPT_QEMU_INITRD);
 	q.append = krun_opt(r, KOPT_QEMU_APPEND);
 	q.memory_mb = (int)krun_int(r, KOPT_QEMU_MEMORY, 256);
@@ -195,6 +197,26 @@ static int watch(void *ctx, const char *stop, long quiet_ms)
 	return ret;
 }
 
+/* POWER_CYCLE / POWER_OFF and the reboot options of an ssh box */
+static int open_ssh_power(struct krun *r, struct krun_lab *l, char *why,
+			  size_t len)
+{
+	const char *pc = krun_opt(r, KOPT_POWER_CYCLE);
+	const char *po = krun_opt(r, KOPT_POWER_OFF);
+	/* $MACHINE and $SSH_USER, as ktest.pl's run_command */
+	char *cycle = pc ? kstrs_keep(&l->bo.keep, kbox_subst(&l->bo, pc)) : NULL;
+	char *off = po ? kstrs_keep(&l->bo.keep, kbox_subst(&l->bo, po)) : NULL;
+
+	if (kreboot_opts_read(r->c, r->i, &l->ro)) {
+		snprintf(why, len, "the reboot options of test %d do not resolve",
+			 r->i);
+		return -1;
+	}
+	l->power = kpower_command_new(cycle, off,
+				      krun_int(r, KOPT_RUN_TIMEOUT, 0) * 1000);
+	return 0;
+}
+
 static struct krun_lab *lab_open(struct krun *r, enum kstep_level level,
 				 char *why, size_t len)
 {
@@ -226,20 +248,8 @@ static struct krun_lab *lab_open(struct krun *r, enum kstep_level level,
 		spec = kpower_qemu_console(l->power);
 		if (spec && !strncmp(spec, "pty:", 4))
 			setenv("KTEST_CONSOLE", spec + 4, 1);
-	} else {
-		const char *pc = krun_opt(r, KOPT_POWER_CYCLE);
-		const char *po = krun_opt(r, KOPT_POWER_OFF);
-		/* $MACHINE and $SSH_USER, as ktest.pl's run_command */
-		char *cycle = pc ? kstrs_keep(&l->bo.keep, kbox_subst(&l->bo, pc)) : NULL;
-		char *off = po ? kstrs_keep(&l->bo.keep, kbox_subst(&l->bo, po)) : NULL;
-
-		if (kreboot_opts_read(r->c, r->i, &l->ro)) {
-			snprintf(why, len, "the reboot options of test %d do not resolve",
-				 r->i);
-			goto fail;
-		}
-		l->power = kpower_command_new(cycle, off,
-					      krun_int(r, KOPT_RUN_TIMEOUT, 0) * 1000);
+	} else if (open_ssh_power(r, l, why, len)) {
+		goto fail;
 	}
 	if (open_console(r, l, why, len))
 		goto fail;
@@ -599,4 +609,75 @@ int krun_lab_step(struct krun *r, enum kstep_level level, const char *release,
 	if (level == KSTEP_BOOT)
 		return 0;
 	return run_test_cmd(r, r->lab, release, res, &ms[KPH_TEST]);
+}
+
+/* ---- the end of the run, or a critical failure ---- */
+
+static int lab_power(struct krun *r, struct krun_lab *l, enum krun_power what)
+{
+	struct kreboot_result rr;
+	int ret = 0;
+
+	if (l->qemu) {
+		/* its good kernel is no kernel: off, whatever was asked */
+		if (l->power && kpower_off(l->power)) {
+			krun_print(r, "ktest: cannot power off the qemu box: %s\n",
+				   l->power->err);
+			return -1;
+		}
+		return 0;
+	}
+	if (!l->rb)
+		l->rb = kreboot_new(l->box, &l->ro, l->power, NULL, NULL);
+	memset(&rr, 0, sizeof(rr));
+	switch (what) {
+	case KRUN_TO_GOOD:
+		ret = kreboot_to_good(l->rb, 0, &rr);
+		if (ret)
+			krun_print(r, "ktest: could not reboot the box to its good kernel: %s\n",
+				   rr.why);
+		break;
+	case KRUN_POWER_OFF:
+		ret = kpower_off(l->power);
+		if (ret)
+			krun_print(r, "ktest: POWER_OFF failed: %s\n",
+				   l->power->err);
+		break;
+	case KRUN_HALT:
+		ret = kreboot_halt(l->rb, &rr);
+		if (ret)
+			krun_print(r, "ktest: could not halt the box: %s\n",
+				   rr.why);
+		break;
+	}
+	return ret ? -1 : 0;
+}
+
+int krun_lab_power(struct krun *r, enum krun_power what)
+{
+	struct krun_lab *l = r->lab;
+	const char *bt = krun_opt(r, KOPT_BOX_TYPE);
+	char why[1024];
+	int ret;
+
+	if (l)
+		goto have_lab;
+	/* a closed qemu box is a stopped one */
+	if (bt && !strcmp(bt, "qemu"))
+		return 0;
+	l = lab_open(r, KSTEP_INSTALL, why, sizeof(why));
+	if (!l) {
+		krun_print(r, "ktest: %s\n", why);
+		return -1;
+	}
+have_lab:
+	if (!l->qemu && !l->power && open_ssh_power(r, l, why, sizeof(why))) {
+		krun_print(r, "ktest: %s\n", why);
+		ret = -1;
+	} else {
+		ret = lab_power(r, l, what);
+	}
+	if (l != r->lab)
+		lab_close(l);
+	return ret;
 }
