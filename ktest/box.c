@@ -70,8 +70,8 @@ static void seterr(struct kbox *b, const char *fmt, ...)
 
 /* ---- the config ---- */
 
-static int get_str(struct kconfig *c, enum kopt_id id, int i,
-		   struct kstrs *k, const char **out)
+int kstrs_get(struct kconfig *c, enum kopt_id id, int i, struct kstrs *k,
+	      const char **out)
 {
 	char *v;
 
@@ -98,14 +98,14 @@ int kbox_opts_read(struct kconfig *c, int i, struct kbox_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->ssh.hostkeys = KSSH_STRICT;
-	if (get_str(c, KOPT_MACHINE, i, &o->keep, &o->machine) ||
-	    get_str(c, KOPT_SSH_USER, i, &o->keep, &o->ssh_user))
+	if (kstrs_get(c, KOPT_MACHINE, i, &o->keep, &o->machine) ||
+	    kstrs_get(c, KOPT_SSH_USER, i, &o->keep, &o->ssh_user))
 		goto fail;
 	o->ssh.host = o->machine;
 	o->ssh.user = o->ssh_user;
 	/* SSH_CONFIG: another client config than ~/.ssh/config (which
 	 * libssh, like ssh(1), finds through the password database) */
-	if (get_str(c, KOPT_SSH_CONFIG, i, &o->keep, &o->ssh.config))
+	if (kstrs_get(c, KOPT_SSH_CONFIG, i, &o->keep, &o->ssh.config))
 		goto fail;
 	if (kconfig_get_int(c, KOPT_CONNECT_TIMEOUT, i, 25, &secs))
 		goto fail;
@@ -114,14 +114,14 @@ int kbox_opts_read(struct kconfig *c, int i, struct kbox_opts *o)
 		goto fail;
 	o->timeout_ms = secs > 0 ? secs * 1000 : 0;
 
-	if (get_str(c, KOPT_SSH_EXEC, i, &o->keep, &v))
+	if (kstrs_get(c, KOPT_SSH_EXEC, i, &o->keep, &v))
 		goto fail;
 	o->ssh_exec = unless_default(v, KOPT_SSH_EXEC);
-	if (get_str(c, KOPT_SCP_TO_TARGET, i, &o->keep, &v))
+	if (kstrs_get(c, KOPT_SCP_TO_TARGET, i, &o->keep, &v))
 		goto fail;
 	o->scp_to_target = unless_default(v, KOPT_SCP_TO_TARGET);
 	/* its default is ${SCP_TO_TARGET}: compare what that gives */
-	if (get_str(c, KOPT_SCP_TO_TARGET_INSTALL, i, &o->keep, &v))
+	if (kstrs_get(c, KOPT_SCP_TO_TARGET_INSTALL, i, &o->keep, &v))
 		goto fail;
 	o->scp_to_target_install = unless_default(v, KOPT_SCP_TO_TARGET);
 	return 0;

@@ -36,6 +36,12 @@ struct kstrs {
 /* Keeps s (malloc'd, may be NULL) until kstrs_free; returns it. */
 char *kstrs_keep(struct kstrs *k, char *s);
 void kstrs_free(struct kstrs *k);
+/*
+ * Option id of test i, kept in k; *out is NULL when it is unset or blank.
+ * Returns 0, or -1 after the config reported why.
+ */
+int kstrs_get(struct kconfig *c, enum kopt_id id, int i, struct kstrs *k,
+	      const char **out);
 
 struct kbox_opts {
 	struct kssh_opts ssh;		/* libssh: host, port, keys ... */

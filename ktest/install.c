@@ -32,27 +32,11 @@
 #include <unistd.h>
 
 #include "conf/strmap.h"
-#include "conf/text.h"
 #include "ktest/install.h"
 
 #define MODS_TARBALL	"ktest-mods.tar.gz"
 
 /* ---- the config ---- */
-
-static int get_str(struct kconfig *c, enum kopt_id id, int i,
-		   struct kstrs *k, const char **out)
-{
-	char *v;
-
-	if (kconfig_get(c, id, i, &v, NULL))
-		return -1;
-	if (v && ktext_blank(v)) {
-		free(v);
-		v = NULL;
-	}
-	*out = kstrs_keep(k, v);
-	return 0;
-}
 
 int kinstall_opts_read(struct kconfig *c, int i, struct kinstall_opts *o)
 {
@@ -60,14 +44,14 @@ int kinstall_opts_read(struct kconfig *c, int i, struct kinstall_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	if (kconfig_get_bool(c, KOPT_NO_INSTALL, i, &o->no_install) ||
-	    get_str(c, KOPT_PRE_INSTALL, i, &o->keep, &o->pre_install) ||
-	    get_str(c, KOPT_POST_INSTALL, i, &o->keep, &o->post_install) ||
-	    get_str(c, KOPT_MAKE_CMD, i, &o->keep, &o->make_cmd) ||
-	    get_str(c, KOPT_BUILD_DIR, i, &o->keep, &o->build_dir) ||
-	    get_str(c, KOPT_OUTPUT_DIR, i, &o->keep, &o->output_dir) ||
-	    get_str(c, KOPT_BUILD_TARGET, i, &o->keep, &o->build_target) ||
-	    get_str(c, KOPT_TARGET_IMAGE, i, &o->keep, &o->target_image) ||
-	    get_str(c, KOPT_TMP_DIR, i, &o->keep, &o->tmp_dir) ||
+	    kstrs_get(c, KOPT_PRE_INSTALL, i, &o->keep, &o->pre_install) ||
+	    kstrs_get(c, KOPT_POST_INSTALL, i, &o->keep, &o->post_install) ||
+	    kstrs_get(c, KOPT_MAKE_CMD, i, &o->keep, &o->make_cmd) ||
+	    kstrs_get(c, KOPT_BUILD_DIR, i, &o->keep, &o->build_dir) ||
+	    kstrs_get(c, KOPT_OUTPUT_DIR, i, &o->keep, &o->output_dir) ||
+	    kstrs_get(c, KOPT_BUILD_TARGET, i, &o->keep, &o->build_target) ||
+	    kstrs_get(c, KOPT_TARGET_IMAGE, i, &o->keep, &o->target_image) ||
+	    kstrs_get(c, KOPT_TMP_DIR, i, &o->keep, &o->tmp_dir) ||
 	    kconfig_get_int(c, KOPT_RUN_TIMEOUT, i, 0, &secs)) {
 		kinstall_opts_release(o);
 		return -1;

@@ -25,7 +25,6 @@
 #include <time.h>
 
 #include "conf/strmap.h"
-#include "conf/text.h"
 #include "ktest/reboot.h"
 
 /* What the box's commands may take, and how long sync may take. */
@@ -439,21 +438,6 @@ const struct kgrub_entry *kgrub_find(enum kreboot_type t,
 
 /* ---- the options ---- */
 
-static int get_str(struct kconfig *c, enum kopt_id id, int i,
-		   struct kstrs *k, const char **out)
-{
-	char *v;
-
-	if (kconfig_get(c, id, i, &v, NULL))
-		return -1;
-	if (v && ktext_blank(v)) {
-		free(v);
-		v = NULL;
-	}
-	*out = kstrs_keep(k, v);
-	return 0;
-}
-
 /* seconds -> ms; -1 when not set (POWERCYCLE_AFTER_REBOOT = 0 is set) */
 static int get_secs(struct kconfig *c, enum kopt_id id, int i, long *ms)
 {
@@ -516,19 +500,19 @@ int kreboot_opts_read(struct kconfig *c, int i, struct kreboot_opts *o)
 	int t;
 
 	memset(o, 0, sizeof(*o));
-	if (get_str(c, KOPT_REBOOT_TYPE, i, &o->keep, &type) ||
-	    get_str(c, KOPT_GRUB_MENU, i, &o->keep, &o->grub_menu) ||
-	    get_str(c, KOPT_GRUB_FILE, i, &o->keep, &o->grub_file) ||
-	    get_str(c, KOPT_GRUB_REBOOT, i, &o->keep, &o->grub_reboot) ||
-	    get_str(c, KOPT_GRUB_BLS_GET, i, &o->keep, &o->grub_bls_get) ||
-	    get_str(c, KOPT_SYSLINUX, i, &o->keep, &o->syslinux) ||
-	    get_str(c, KOPT_SYSLINUX_PATH, i, &o->keep, &o->syslinux_path) ||
-	    get_str(c, KOPT_SYSLINUX_LABEL, i, &o->keep, &o->syslinux_label) ||
-	    get_str(c, KOPT_REBOOT_SCRIPT, i, &o->keep, &o->reboot_script) ||
-	    get_str(c, KOPT_REBOOT, i, &o->keep, &reboot) ||
-	    get_str(c, KOPT_SWITCH_TO_TEST, i, &o->keep, &o->switch_to_test) ||
-	    get_str(c, KOPT_SWITCH_TO_GOOD, i, &o->keep, &o->switch_to_good) ||
-	    get_str(c, KOPT_REBOOT_SUCCESS_LINE, i, &o->keep,
+	if (kstrs_get(c, KOPT_REBOOT_TYPE, i, &o->keep, &type) ||
+	    kstrs_get(c, KOPT_GRUB_MENU, i, &o->keep, &o->grub_menu) ||
+	    kstrs_get(c, KOPT_GRUB_FILE, i, &o->keep, &o->grub_file) ||
+	    kstrs_get(c, KOPT_GRUB_REBOOT, i, &o->keep, &o->grub_reboot) ||
+	    kstrs_get(c, KOPT_GRUB_BLS_GET, i, &o->keep, &o->grub_bls_get) ||
+	    kstrs_get(c, KOPT_SYSLINUX, i, &o->keep, &o->syslinux) ||
+	    kstrs_get(c, KOPT_SYSLINUX_PATH, i, &o->keep, &o->syslinux_path) ||
+	    kstrs_get(c, KOPT_SYSLINUX_LABEL, i, &o->keep, &o->syslinux_label) ||
+	    kstrs_get(c, KOPT_REBOOT_SCRIPT, i, &o->keep, &o->reboot_script) ||
+	    kstrs_get(c, KOPT_REBOOT, i, &o->keep, &reboot) ||
+	    kstrs_get(c, KOPT_SWITCH_TO_TEST, i, &o->keep, &o->switch_to_test) ||
+	    kstrs_get(c, KOPT_SWITCH_TO_GOOD, i, &o->keep, &o->switch_to_good) ||
+	    kstrs_get(c, KOPT_REBOOT_SUCCESS_LINE, i, &o->keep,
 		    &o->reboot_success_line) ||
 	    kconfig_get_int(c, KOPT_REBOOT_RETURN_CODE, i, 255,
 			    &o->reboot_return_code) ||
