@@ -31,4 +31,7 @@ expect_rc() {
 	fi
 }
 
+# jqe FILTER FILE: true when jq -e says so (for check; quiet)
+jqe() { jq -e "$1" "$2" >/dev/null; }
+
 finish() { exit "$T_FAILED"; }

@@ -41,5 +41,5 @@ check "exactly those three" grep -q '3 of 9 commits break the series' out
 check "s14 passes (its warning is not new)" \
 	test "$(jq -r '.tests[0].steps[8].verdict' state/report.json)" = GOOD
 check "the report has build durations" \
-	jq -e '[.tests[0].steps[].durations.build] | all(. > 0)' state/report.json >/dev/null
+	jqe '[.tests[0].steps[].durations.build] | all(. > 0)' state/report.json
 finish
