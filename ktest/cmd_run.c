@@ -25,6 +25,7 @@
 
 #include "cli.h"
 #include "ktest/cmd.h"
+#include "ktest/mail.h"
 #include "ktest/run.h"
 #include "ktest/vcs.h"
 
@@ -273,6 +274,127 @@ out:
 	free(cfg);
 }
 
+/* ---- mail ---- */
+
+static void mail_line(void *ctx, const char *line, size_t len)
+{
+	krun_log(ctx, "%.*s\n", (int)len, line);
+}
+
+static void mail_opts(struct krun *r, struct kmail_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->mailto = krun_opt(r, KOPT_MAILTO);
+	o->mailer = krun_opt(r, KOPT_MAILER);
+	o->mail_path = krun_opt(r, KOPT_MAIL_PATH);
+	o->command = krun_opt(r, KOPT_MAIL_COMMAND);
+	o->tmp_dir = krun_opt(r, KOPT_TMP_DIR);
+	o->timeout_ms = krun_int(r, KOPT_RUN_TIMEOUT, 0) * 1000;
+	o->on_line = mail_line;
+	o->ctx = r;
+}
+
+/* ktest.pl's send_email: nothing without MAILTO; a failure is reported */
+static void send_mail(struct krun *r, const char *subject,
+		      const char *message, const char *body_file)
+{
+	struct kmail_opts o;
+	char why[1024];
+
+	mail_opts(r, &o);
+	if (!o.mailto || !*o.mailto)
+		return;
+	if (o.tmp_dir && *o.tmp_dir && access(o.tmp_dir, F_OK)) {
+		const char *const argv[] = { "mkdir", "-p", o.tmp_dir, NULL };
+		struct kcmd_opts co = { .stdin_null = true };
+		struct kcmd_result res;
+
+		kcmd_runv(argv, &co, &res);
+	}
+	krun_log(r, "Mailing %s: %s\n", o.mailto, subject);
+	if (kmail_send(&o, subject, message, body_file, why, sizeof(why)))
+		krun_print(r, "ktest: no mail sent: %s\n", why);
+}
+
+/* ktest.pl's get_test_name: TEST_NAME:TEST_TYPE, or TEST_TYPE */
+static char *mail_name(struct krun *r)
+{
+	const char *name = krun_opt(r, KOPT_TEST_NAME);
+	const char *type = krun_opt(r, KOPT_TEST_TYPE);
+
+	if (name && *name)
+		return xasprintf("%s:%s", name, type ? type : "");
+	return xstrdup(type ? type : "");
+}
+
+/* The subject is before, "[<name>]", after. */
+static void mail_event(struct krun *r, const char *before, const char *after,
+		       const char *message, const char *body_file)
+{
+	char *name = mail_name(r);
+	char *subject = xasprintf("%s[%s]%s", before, name, after);
+
+	send_mail(r, subject, message, body_file);
+	free(subject);
+	free(name);
+}
+
+static long log_size(struct krun *r)
+{
+	struct stat st;
+
+	if (!r->log)
+		return 0;
+	fflush(r->log);
+	if (fstat(fileno(r->log), &st))
+		return 0;
+	return (long)st.st_size;
+}
+
+/*
+ * The LOG_FILE portion since the test started, capped at MAIL_MAX_SIZE
+ * (its last bytes), staged in TMP_DIR/log. NULL when there is no log.
+ */
+static char *stage_log(struct krun *r)
+{
+	const char *tmp = krun_opt(r, KOPT_TMP_DIR);
+	char *path, buf[65536];
+	long off, len;
+	FILE *in, *out;
+
+	if (!r->log_path || !r->log)
+		return NULL;
+	kmail_log_span(r->log_start, log_size(r),
+		       krun_int(r, KOPT_MAIL_MAX_SIZE, 0), &off, &len);
+	path = xasprintf("%s/log", tmp && *tmp ? tmp : "/tmp");
+	in = fopen(r->log_path, "r");
+	out = fopen(path, "w");
+	if (!in || !out || fseek(in, off, SEEK_SET)) {
+		krun_print(r, "ktest: cannot stage the log for mail in %s\n", path);
+		if (in)
+			fclose(in);
+		if (out)
+			fclose(out);
+		free(path);
+		return NULL;
+	}
+	while (len > 0) {
+		size_t n = fread(buf, 1, len < (long)sizeof(buf) ?
+				 (size_t)len : sizeof(buf), in);
+
+		if (!n)
+			break;
+		fwrite(buf, 1, n, out);
+		len -= (long)n;
+	}
+	fclose(in);
+	if (fclose(out)) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 int krun_fail(struct krun *r, const char *fmt, ...)
 {
 	char why[2048], label[256];
@@ -491,6 +613,29 @@ static char *subtype(struct kconfig *c, int i, const char *type)
 	return v;
 }
 
+/*
+ * ktest.pl's do_not_reboot: the test never boots the box. (ktest.pl saw a
+ * subtype only when the test itself set it; here DEFAULTS count too.)
+ */
+static bool build_only(struct krun *r)
+{
+	const char *type = krun_opt(r, KOPT_TEST_TYPE);
+	char *sub;
+	bool ret;
+
+	if (!type)
+		return true;
+	if (!strcmp(type, "build") || !strcmp(type, "make_warnings_file"))
+		return true;
+	if (strcmp(type, "patchcheck") && strcmp(type, "bisect") &&
+	    strcmp(type, "config_bisect"))
+		return false;
+	sub = subtype(r->c, r->i, type);
+	ret = !strcmp(sub, "build");
+	free(sub);
+	return ret;
+}
+
 static char *per_test_file(struct krun *r, const char *what)
 {
 	const char *tmp = krun_opt(r, KOPT_TMP_DIR);
@@ -540,8 +685,17 @@ static int prologue(struct krun *r)
 		setenv("MACHINE", krun_opt(r, KOPT_MACHINE), 1);
 	if (krun_opt(r, KOPT_SSH_USER))
 		setenv("SSH_USER", krun_opt(r, KOPT_SSH_USER), 1);
-	if (r->i == 1)
+	if (r->i == 1) {
 		run_hook(r, KOPT_PRE_KTEST, krun_bool(r, KOPT_PRE_KTEST_DIE));
+		if (!r->die && krun_bool(r, KOPT_EMAIL_WHEN_STARTED)) {
+			char *msg = xasprintf("Your test was started on %s",
+					      r->start_time);
+
+			mail_event(r, "KTEST: Your ", " test was started",
+				   msg, NULL);
+			free(msg);
+		}
+	}
 	return r->die ? -1 : 0;
 }
 
@@ -660,6 +814,7 @@ static int run_test(struct krun *r, bool dry)
 		return -1;
 	sub = subtype(r->c, r->i, type);
 	test_label(r, label, sizeof(label));
+	r->log_start = log_size(r);
 	krun_print(r, "\n\n%s TEST %d of %d%s%s%s with option %s %s\n\n",
 		   dry ? "WOULD RUN" : "RUNNING", r->i, r->c->num_tests,
 		   name ? " (" : "", name ? name : "", name ? ")" : "", type, sub);
@@ -695,6 +850,8 @@ static int run_test(struct krun *r, bool dry)
 	run_hook(r, KOPT_PRE_TEST, krun_bool(r, KOPT_PRE_TEST_DIE));
 	if (r->die || checkout(r))
 		return -1;
+	if (krun_bool(r, KOPT_REBOOT_ON_SUCCESS))
+		r->reboot_success = true;
 	ret = dispatch(r, type);
 	krun_lab_close(r);
 	if (ret == -2)
@@ -714,11 +871,77 @@ static int run_test(struct krun *r, bool dry)
 	return 0;
 }
 
-static void finish(struct krun *r, bool completed)
+/*
+ * ktest.pl's dodie, after the test: the box rebooted to good or powered
+ * off, and the failure mailed with the test's part of LOG_FILE.
+ */
+static void critical(struct krun *r)
+{
+	const char *po = krun_opt(r, KOPT_POWER_OFF);
+
+	if (krun_bool(r, KOPT_REBOOT_ON_ERROR) && !build_only(r)) {
+		krun_print(r, "REBOOTING\n");
+		krun_lab_power(r, KRUN_TO_GOOD);
+	} else if (krun_bool(r, KOPT_POWEROFF_ON_ERROR) && po && *po) {
+		krun_print(r, "POWERING OFF\n");
+		krun_lab_power(r, KRUN_POWER_OFF);
+	}
+	if (r->log_path)
+		krun_print(r, " See %s for more info.\n", r->log_path);
+	if (krun_bool(r, KOPT_EMAIL_ON_ERROR)) {
+		const char *why = r->t && r->t->why ? r->t->why :
+			"the run could not go on";
+		char *log = stage_log(r);
+		char *msg = xasprintf("Your test started at %s has failed with:\n%s\n",
+				      r->start_time, why);
+		char *subject = xasprintf("KTEST: critical failure for test %d ",
+					  r->i);
+
+		mail_event(r, subject, "", msg, log);
+		free(subject);
+		free(msg);
+		free(log);
+	}
+}
+
+/* ktest.pl's cancel_test (SIGINT) */
+static void cancelled(struct krun *r)
+{
+	char *msg;
+
+	if (r->i < 1 || r->i > r->c->num_tests ||
+	    !krun_bool(r, KOPT_EMAIL_WHEN_CANCELED))
+		return;
+	msg = xasprintf("Your test started at %s was cancelled: sig int",
+			r->start_time);
+	mail_event(r, "KTEST: Your ", " test was cancelled", msg, NULL);
+	free(msg);
+}
+
+/* After the last test: the box halted, or back to its good kernel. */
+static void end_action(struct krun *r)
+{
+	const char *stg = krun_opt(r, KOPT_SWITCH_TO_GOOD);
+
+	if (krun_bool(r, KOPT_POWEROFF_ON_SUCCESS)) {
+		krun_print(r, "Halting the box (POWEROFF_ON_SUCCESS)\n");
+		krun_lab_power(r, KRUN_HALT);
+	} else if (krun_bool(r, KOPT_REBOOT_ON_SUCCESS) && !build_only(r) &&
+		   r->reboot_success) {
+		krun_lab_power(r, KRUN_TO_GOOD);
+	} else if (stg && *stg) {
+		run_hook(r, KOPT_SWITCH_TO_GOOD, false);
+	}
+}
+
+/* all_done: every test ran, none stopped the run */
+static void finish(struct krun *r, bool completed, bool all_done)
 {
 	r->i = r->c->num_tests;
 	forget_all(r);
 	run_hook(r, KOPT_POST_KTEST, false);
+	if (all_done)
+		end_action(r);
 	kresults_finish(&r->report);
 	write_report(r);
 	if (completed && kjournal_append(&r->j, "ev", "end", NULL))
@@ -726,6 +949,14 @@ static void finish(struct krun *r, bool completed)
 			   strerror(errno));
 	krun_print(r, "\n    %d of %d tests were successful\n\n", r->successes,
 		   r->c->num_tests);
+	if (all_done && krun_bool(r, KOPT_EMAIL_WHEN_FINISHED)) {
+		char *msg = xasprintf("%d of %d tests started at %s were successful!",
+				      r->successes, r->c->num_tests,
+				      r->start_time);
+
+		send_mail(r, "KTEST: Your test has finished!", msg, NULL);
+		free(msg);
+	}
 	krun_print(r, "The report is in %s\n", r->report_path);
 	if (r->log_path)
 		krun_print(r, "See %s for the record of results.\n\n", r->log_path);
@@ -747,6 +978,27 @@ static void krun_free(struct krun *r)
 	free(r->buildlog);
 	free(r->testlog);
 	free(r->dmesg);
+}
+
+/*
+ * With MAILTO set, the mailer must be there before anything runs, not
+ * found missing when the first mail is due (ktest.pl died then).
+ */
+static int check_mail(struct krun *r)
+{
+	struct kmail_opts o;
+	char why[1024];
+	int ret = 0;
+
+	r->i = 1;
+	mail_opts(r, &o);
+	if (o.mailto && *o.mailto && kmail_check(&o, NULL, why, sizeof(why))) {
+		krun_print(r, "ktest: %s\n", why);
+		ret = -1;
+	}
+	forget_all(r);
+	r->i = -1;
+	return ret;
 }
 
 int cmd_run(struct kcli *cli)
@@ -784,6 +1036,19 @@ int cmd_run(struct kcli *cli)
 		kconfig_free(&c);
 		return KEXIT_INFRA;
 	}
+	if (check_mail(&r)) {
+		krun_free(&r);
+		kconfig_free(&c);
+		return KEXIT_USAGE;
+	}
+	{
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		strftime(r.start_time, sizeof(r.start_time),
+			 "%a %b %e %H:%M:%S %Y", &tm);
+	}
 	signal(SIGINT, on_sigint);
 	krun_print(&r, "\n\nSTARTING AUTOMATED TESTS\n\n");
 	krun_print(&r, "State directory: %s\n", r.state_dir);
@@ -795,14 +1060,17 @@ int cmd_run(struct kcli *cli)
 			break;
 	}
 	if (ret == -2) {
-		finish(&r, false);
+		finish(&r, false, false);
 		ret = KEXIT_USAGE;
 	} else if (r.interrupted) {
 		krun_print(&r, "\nInterrupted: rerun the same command to resume.\n");
-		finish(&r, false);
+		cancelled(&r);
+		finish(&r, false, false);
 		ret = KEXIT_INFRA;
 	} else {
-		finish(&r, ret == 0);
+		if (ret || r.die)
+			critical(&r);
+		finish(&r, ret == 0, !ret && !r.die);
 		if (r.infra)
 			ret = KEXIT_INFRA;
 		else if (ret < 0)

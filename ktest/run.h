@@ -37,6 +37,9 @@ struct krun {
 	bool infra;			/* the lab gave out */
 	bool die;			/* DIE_ON_FAILURE hit: stop the run */
 	bool interrupted;
+	bool reboot_success;		/* a test had REBOOT_ON_SUCCESS */
+	char start_time[64];		/* for the mails, as ktest.pl's */
+	long log_start;			/* LOG_FILE's size when the test began */
 
 	/* the current test */
 	int i;
@@ -126,6 +129,20 @@ int krun_lab_step(struct krun *r, enum kstep_level level, const char *release,
 void krun_lab_settle(struct krun *r, long sleep_ms);
 /* The end of a test: the console closed, the qemu box stopped. */
 void krun_lab_close(struct krun *r);
+
+enum krun_power {
+	KRUN_TO_GOOD,		/* reboot to the good kernel, no wait */
+	KRUN_POWER_OFF,		/* POWER_OFF */
+	KRUN_HALT,		/* halt, POWER_OFF behind it */
+};
+/*
+ * The box of test r->i to its good kernel, off or halted, at the end of
+ * the run or after a critical failure: the lab of the test when it is
+ * still open, else one opened for this alone (no console). The qemu box
+ * is off once its lab is closed; to good or halted, it is powered off.
+ * Returns 0, or -1 after printing why.
+ */
+int krun_lab_power(struct krun *r, enum krun_power what);
 
 /* The last build log's warnings, normalised, into path (make_warnings_file). */
 int krun_write_warnings(struct krun *r, const char *path);
