@@ -127,11 +127,9 @@ void kmail_log_span(long start, long end, long max, long *off, long *len)
 {
 	long size = end - start;
 
-	if (start < 0 || size < 0) {
-		/* the log was cleared under us: take it from the top */
-		start = 0;
+	/* the log was cleared under us: take it from the top */
+	if (start < 0 || size < 0)
 		size = end > 0 ? end : 0;
-	}
 	if (max > 0 && size > max)
 		size = max;
 	*off = end - size;

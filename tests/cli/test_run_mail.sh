@@ -275,6 +275,25 @@ expect_rc 0 "a boot with POWEROFF_ON_SUCCESS passes"
 check "the box is halted at the end: ssh refused, so POWER_OFF" \
 	test "$(tr '\n' ' ' <power)" = "cycled off "
 
+# a box that answers: SSH_EXEC is a command, REBOOT plays the boot back
+answers="SSH_EXEC = echo \"\$SSH_COMMAND\" >> $KTEST_TMP/sshlog
+REBOOT = echo rebooted >> $KTEST_TMP/power; cp $KTEST_TMP/bootlog $KTEST_TMP/console.now
+POWEROFF_ON_SUCCESS = 1"
+boxconf state-p6 bootlog "$answers
+POWEROFF_AFTER_HALT = 1"
+rm -f sshlog
+run_ktest box.conf
+expect_rc 0 "a boot on a box that answers, with POWEROFF_AFTER_HALT, passes"
+check "the box is halted over ssh" grep -qx halt sshlog
+check "and POWER_OFF runs POWEROFF_AFTER_HALT later" \
+	test "$(tr '\n' ' ' <power)" = "rebooted off "
+boxconf state-p7 bootlog "$answers"
+rm -f sshlog
+run_ktest box.conf
+expect_rc 0 "a boot on a box that answers, without POWEROFF_AFTER_HALT, passes"
+check "a halt that worked is enough: no POWER_OFF" \
+	sh -c "grep -qx halt sshlog && test \"\$(tr '\n' ' ' <power)\" = 'rebooted '"
+
 boxconf state-p2 panic.log "POWEROFF_ON_ERROR = 1"
 run_ktest box.conf
 expect_rc 1 "a boot that panics with POWEROFF_ON_ERROR fails"
