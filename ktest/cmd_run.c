@@ -1031,15 +1031,10 @@ int cmd_run(struct kcli *cli)
 	abs = realpath(cli->config, NULL);
 	kresults_init(&r.report, abs ? abs : cli->config);
 	free(abs);
-	if (open_log(&r) || open_state(&r, cli)) {
+	if (open_log(&r) || (ret = check_mail(&r)) || open_state(&r, cli)) {
 		krun_free(&r);
 		kconfig_free(&c);
-		return KEXIT_INFRA;
-	}
-	if (check_mail(&r)) {
-		krun_free(&r);
-		kconfig_free(&c);
-		return KEXIT_USAGE;
+		return ret ? KEXIT_USAGE : KEXIT_INFRA;
 	}
 	{
 		time_t now = time(NULL);

@@ -194,6 +194,26 @@ run_ktest quiet.conf
 rm -f broken
 check "EMAIL_ON_ERROR = 0: no mail on a failure" test "$(nmails)" -eq 0
 
+{ common state-7b; cat <<EOF
+MAILTO = dev@example.com
+MAIL_PATH = $KTEST_TMP/bin
+DIE_ON_FAILURE = 0
+TEST_START
+TEST_TYPE = build
+PRE_TEST = touch $KTEST_TMP/broken
+TEST_START
+TEST_TYPE = build
+PRE_TEST = rm -f $KTEST_TMP/broken
+EOF
+} >nodie.conf
+rm -f mails/*
+run_ktest nodie.conf
+rm -f broken
+expect_rc 1 "DIE_ON_FAILURE = 0: a failed test fails the run"
+check "the run goes on: one mail, the finished one" test "$(nmails)" -eq 1
+check "counting the successes" \
+	grep -q '^1 of 2 tests started at .* were successful!$' mails/1.in
+
 # ---- cancelled ----
 { common state-8; cat <<EOF
 MAILTO = dev@example.com
@@ -229,6 +249,7 @@ PATH=$(dirname "$(command -v git)"):/bin:/usr/bin run_ktest missing.conf
 expect_rc 2 "a missing mailer is a config error"
 check "naming MAILER" grep -q 'cannot find MAILER sendmail in PATH or /usr/sbin' out
 check "before anything runs" sh -c "! grep -q 'RUNNING TEST' out"
+check "not even the journal" test ! -e state-9
 sed -e "s|^MAILTO.*|&\nMAIL_PATH = $KTEST_TMP/empty|" missing.conf >missing2.conf
 run_ktest missing2.conf
 expect_rc 2 "a MAIL_PATH without MAILER is a config error"
