@@ -723,6 +723,7 @@ static int checkout(struct krun *r)
 static int run_build(struct krun *r, enum kstep_level level)
 {
 	struct kstep_opts o = { .kind = "build", .level = level,
+				.left = -1, .steps_left = -1,
 				.check_warnings = true, .settle_ms = -1 };
 	struct kstep_result res;
 	const char *test = krun_opt(r, KOPT_TEST);
@@ -746,6 +747,7 @@ static int run_warnings_file(struct krun *r)
 	const char *wf = krun_opt(r, KOPT_WARNINGS_FILE);
 	const char *bt = krun_opt(r, KOPT_BUILD_TYPE);
 	struct kstep_opts o = { .kind = "make_warnings_file",
+				.left = -1, .steps_left = -1,
 				.level = KSTEP_BUILD, .settle_ms = -1 };
 	struct kstep_result res;
 
@@ -1016,6 +1018,13 @@ int cmd_run(struct kcli *cli)
 	r.c = &c;
 	r.config_path = cli->config;
 	r.json_path = cli->json;
+	r.tty = isatty(STDOUT_FILENO);
+	{
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r.run_t0 = ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+	}
 	r.j.fd = -1;
 	if (cli->dry_run) {
 		printf("\n\nSTARTING AUTOMATED TESTS (dry run)\n\n");

@@ -52,6 +52,10 @@ struct krun {
 	struct kvcs *vcs;		/* BUILD_DIR's repository, on demand */
 	struct krun_lab *lab;		/* the box, power and console (run_box.c) */
 	long ms[4];			/* print_times: build, install, boot, test */
+	bool tty;			/* stdout is a terminal: progress lines */
+	long run_t0;			/* CLOCK_MONOTONIC ms at the start */
+	long steps_done;		/* steps run (not replayed) and their time */
+	long steps_ms;
 };
 
 /* SIGINT came: stop at the next step boundary (the journal has the rest). */
@@ -98,6 +102,10 @@ struct kstep_opts {
 	struct kp_seen *seen;
 	bool force_checkout;	/* checkout even with local changes */
 	long settle_ms;		/* >= 0: reboot to good after, waiting this */
+	/* for the progress line: commits left after this one, and about
+	 * how many more steps (bisect: git's estimate); -1: unknown */
+	long left;
+	int steps_left;
 };
 
 struct kstep_result {

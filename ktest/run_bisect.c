@@ -282,6 +282,7 @@ static const char *purpose_text(enum kb_purpose p)
 static int test_one(struct bis *s, const struct kb_step *st, enum kb_verdict *m)
 {
 	struct kstep_opts o = { .kind = "bisect", .commit = st->id,
+				.left = (long)st->left, .steps_left = st->steps,
 				.level = s->level };
 	struct kstep_result res;
 	const char *min = krun_opt(s->r, KOPT_MIN_CONFIG);

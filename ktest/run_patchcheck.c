@@ -126,7 +126,8 @@ static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 
 	for (;;) {
 		struct kp_step st;
-		struct kstep_opts o = { .kind = "patchcheck", .level = level_of(r) };
+		struct kstep_opts o = { .kind = "patchcheck", .level = level_of(r),
+					.steps_left = -1 };
 		struct kstep_result res;
 		char **touched = NULL;
 		size_t ntouched = 0;
@@ -135,6 +136,7 @@ static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 		if (st.done)
 			break;
 		o.commit = st.id;
+		o.left = (long)(kpatchcheck_total(p) - st.index - 1);
 		o.subject = strmap_get(subjects, st.id);
 		o.build_type = bt;
 		o.noclean = !st.clean;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "conf/strmap.h"
 #include "ktest/build.h"
@@ -312,9 +313,62 @@ static int journal_step(struct krun *r, const char *key, const char *state,
 	return 0;
 }
 
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+static void hms(char *buf, size_t len, long ms)
+{
+	long s = ms / 1000;
+
+	if (s >= 3600)
+		snprintf(buf, len, "%ldh%02ldm", s / 3600, s % 3600 / 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%ldm%02lds", s / 60, s % 60);
+	else
+		snprintf(buf, len, "%lds", s);
+}
+
+/*
+ * On a terminal, one line before each step: where the run is, what is
+ * left, and when it should end (the average step so far times the steps
+ * left). Not in LOG_FILE.
+ */
+static void progress(struct krun *r, const struct kstep_opts *o)
+{
+	char el[32], eta[32] = "";
+	long steps;
+
+	if (!r->tty)
+		return;
+	hms(el, sizeof(el), now_ms() - r->run_t0);
+	steps = o->steps_left >= 0 ? o->steps_left + 1 : o->left >= 0 ? o->left + 1 : -1;
+	if (steps > 0 && r->steps_done > 0) {
+		char t[24];
+
+		hms(t, sizeof(t), r->steps_ms / r->steps_done * steps);
+		snprintf(eta, sizeof(eta), ", ETA %s", t);
+	}
+	printf("ktest: test %d of %d, %s%s%.12s", r->i, r->c->num_tests, o->kind,
+	       o->commit ? " " : "", o->commit ? o->commit : "");
+	if (o->left >= 0)
+		printf(", %ld commit%s left after this", o->left,
+		       o->left == 1 ? "" : "s");
+	if (o->steps_left >= 0)
+		printf(" (about %d more step%s)", o->steps_left,
+		       o->steps_left == 1 ? "" : "s");
+	printf(", %s elapsed%s\n", el, eta);
+	fflush(stdout);
+}
+
 int krun_step(struct krun *r, const struct kstep_opts *o,
 	      struct kstep_result *res)
 {
+	long t0;
 	char key[128], idx[16];
 	const struct kjrec *done;
 	long ms[KPH__COUNT] = { -1, -1, -1, -1 };
@@ -344,6 +398,8 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	}
 	if (krun_interrupted(r))
 		return -1;
+	progress(r, o);
+	t0 = now_ms();
 	if (journal_step(r, key, "start", NULL, NULL))
 		return -1;
 	if (o->commit && step_checkout(r, o, res))
@@ -360,6 +416,8 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	}
 	if (res->verdict == KV_GOOD)
 		res->why[0] = '\0';
+	r->steps_done++;
+	r->steps_ms += now_ms() - t0;
 	to_report(r, o, res, ms);
 	return journal_step(r, key, "done", res, ms);
 }

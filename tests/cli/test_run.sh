@@ -159,6 +159,16 @@ run_ktest bisect.conf
 expect_rc 1 "BISECT_CHECK catches a 'good' commit that fails"
 check "and says so" grep -qi "good commit.*$c16\|$c16.*tested bad\|tested bad" out
 
+# on a terminal (script(1) gives it one), a progress line before each step
+bisect_conf state-tty "BISECT_GOOD = $c9" "BISECT_BAD = $c16"
+script -qec "$KTEST bisect.conf" /dev/null >tty.out 2>&1 </dev/null
+check "on a tty each step has a progress line" \
+	grep -q 'ktest: test 1 of 1, bisect [0-9a-f]\{12\}, [0-9]* commits\? left after this (about [0-9]* more steps\?), [0-9]*s elapsed' tty.out
+check "with an ETA once a step has run" grep -q 'elapsed, ETA [0-9]' tty.out
+check "not in LOG_FILE" sh -c "! grep -q 'commits\\? left after this' log"
+run_ktest --restart bisect.conf
+check "not without a tty" sh -c "! grep -q 'left after this' out"
+
 # killed in the middle, then resumed
 bisect_conf state-kill "BISECT_GOOD = $c0" "BISECT_BAD = $c16" \
 	"PRE_BUILD = n=\$(cat $KTEST_TMP/count 2>/dev/null || echo 0); n=\$((n+1)); echo \$n > $KTEST_TMP/count; if [ \$n -eq 3 ]; then kill -9 \$PPID; fi"
