@@ -735,6 +735,14 @@ static int run_build(struct krun *r, enum kstep_level level)
 
 	if (krun_step(r, &o, &res))
 		return -1;
+	/*
+	 * ktest.pl's fail() and success(): the box back to its good kernel
+	 * after a failure the run goes on from, and before the next test.
+	 */
+	if (o.level >= KSTEP_BOOT && !res.resumed &&
+	    (res.verdict != KV_GOOD ? !krun_bool(r, KOPT_DIE_ON_FAILURE) :
+	     r->i < r->c->num_tests))
+		krun_lab_settle(r, krun_int(r, KOPT_SLEEP_TIME, 60) * 1000);
 	if (res.verdict == KV_GOOD)
 		return krun_success(r);
 	if (res.verdict == KV_INFRA)

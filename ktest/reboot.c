@@ -872,9 +872,15 @@ int kreboot_reboot(struct kreboot *r, long wait_ms, struct kreboot_result *res)
 		snprintf(because, sizeof(because),
 			 "the box does not answer (%s)", kbox_error(r->box));
 		kbox_disconnect(r->box);
+		/*
+		 * Old output goes before the power cycle, not after:
+		 * ktest.pl flushed after it and swallowed the new boot's
+		 * banner, then power-cycled a healthy box again.
+		 */
+		if (wait_ms > 0)
+			watch(r, NULL, FLUSH_MS, NULL);
 		if (power_cycle(r, res, because))
 			return -1;
-		watch(r, NULL, FLUSH_MS, NULL);
 	} else {
 		res->answered = true;
 		/* what is on the box's disks gets there */

@@ -184,6 +184,7 @@ static int watch(void *ctx, const char *stop, long quiet_ms)
 			ret = -1;
 			break;
 		}
+		krun_log(l->r, "%s\n", sbuf_str(&line));
 		sbuf_addn(&l->pending, line.buf ? line.buf : "", line.len);
 		sbuf_addc(&l->pending, '\n');
 		if (stop && strstr(sbuf_str(&line), stop)) {
@@ -324,9 +325,12 @@ static int fill_monitor(struct krun *r, struct kmon_config *mc,
 	return 0;
 }
 
-static void console_line(struct krun_lab *l, const char *s)
+static void console_line(struct krun_lab *l, const char *s, bool logged)
 {
-	krun_print(l->r, "%s\n", s);
+	if (logged)
+		printf("%s\n", s);
+	else
+		krun_print(l->r, "%s\n", s);
 	if (l->dmesg) {
 		fprintf(l->dmesg, "%s\n", s);
 		fflush(l->dmesg);
@@ -361,7 +365,7 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
 		size_t n = nl ? (size_t)(nl - p) : strlen(p);
 		char *one = xstrndup(p, n);
 
-		console_line(l, one);
+		console_line(l, one, true);	/* watch() logged it */
 		kmonitor_line(m, one, n, kclock_ms());
 		free(one);
 		p += n + (nl ? 1 : 0);
@@ -382,7 +386,7 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
 			dl = max;
 		st = kconsole_read_line(l->con, dl, &line);
 		if (st == KCON_LINE) {
-			console_line(l, sbuf_str(&line));
+			console_line(l, sbuf_str(&line), false);
 			kmonitor_line(m, line.buf, line.len, kclock_ms());
 		} else if (st == KCON_TIMEOUT) {
 			kmonitor_tick(m, kclock_ms());

@@ -885,8 +885,12 @@ static void test_box_down(void **state)
 	assert_false(res.answered);
 	assert_int_equal(res.power_cycles, 1);
 	expect_events("cycle 127.0.0.1\n");
-	/* the console is flushed after the cycle */
-	assert_string_equal(sbuf_str(&g.con.asked), "-/1000\n");
+	/*
+	 * Nothing waited for, so nothing flushed: a flush comes before the
+	 * cycle (after it, it would swallow the new boot's banner, as
+	 * ktest.pl's did; tests/cli/test_run_faults.sh shows the whole).
+	 */
+	assert_string_equal(sbuf_str(&g.con.asked), "");
 
 	kreboot_free(g.r);
 	g.r = kreboot_new(g.box, &g.o, NULL, NULL, NULL);
