@@ -134,6 +134,42 @@ long krun_int(struct krun *r, enum kopt_id id, long fallback)
 	return *end ? fallback : n;
 }
 
+char **krun_words(const char *s, size_t *n)
+{
+	char **v = NULL, *copy, *save = NULL, *w;
+
+	*n = 0;
+	if (!s)
+		return NULL;
+	copy = xstrdup(s);
+	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		v = xrealloc(v, (*n + 2) * sizeof(*v));
+		v[(*n)++] = xstrdup(w);
+		v[*n] = NULL;
+	}
+	free(copy);
+	return v;
+}
+
+void krun_words_free(char **v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		free(v[k]);
+	free(v);
+}
+
+enum kstep_level krun_level(struct krun *r, enum kopt_id subtype)
+{
+	const char *type = krun_opt(r, subtype);
+	const char *test = krun_opt(r, KOPT_TEST);
+
+	if (!type || !strcmp(type, "build"))
+		return KSTEP_BUILD;
+	if (!strcmp(type, "boot") || !test || !*test)
+		return KSTEP_BOOT;
+	return KSTEP_TEST;
+}
+
 struct kvcs *krun_vcs(struct krun *r)
 {
 	char err[1024];

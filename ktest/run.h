@@ -81,12 +81,23 @@ long krun_int(struct krun *r, enum kopt_id id, long fallback);
  */
 void krun_forget(struct krun *r);
 
+enum kstep_level { KSTEP_BUILD, KSTEP_INSTALL, KSTEP_BOOT, KSTEP_TEST };
+
+/*
+ * What a bisect or patchcheck step does, by its subtype option (BISECT_TYPE,
+ * PATCHCHECK_TYPE): build, boot, or test (boot when TEST is not set).
+ */
+enum kstep_level krun_level(struct krun *r, enum kopt_id subtype);
+
+/* The space-separated words of s, NULL-terminated (NULL for NULL). */
+char **krun_words(const char *s, size_t *n);
+void krun_words_free(char **v, size_t n);
+
 /* The repository at BUILD_DIR (opened once); NULL after printing why. */
 struct kvcs *krun_vcs(struct krun *r);
 
 /* ---- one step: checkout, build, (install, boot, test) ---- */
 
-enum kstep_level { KSTEP_BUILD, KSTEP_INSTALL, KSTEP_BOOT, KSTEP_TEST };
 
 struct kstep_opts {
 	const char *kind;	/* "build", "bisect", "patchcheck", ... */

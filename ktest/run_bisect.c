@@ -60,29 +60,6 @@ struct bis {
 	struct strmap subjects;		/* id -> subject */
 };
 
-static char **split_words(const char *s, size_t *n)
-{
-	char **v = NULL, *copy, *save = NULL, *w;
-
-	*n = 0;
-	if (!s)
-		return NULL;
-	copy = xstrdup(s);
-	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		v = xrealloc(v, (*n + 1) * sizeof(*v));
-		v[(*n)++] = xstrdup(w);
-	}
-	free(copy);
-	return v;
-}
-
-static void free_words(char **v, size_t n)
-{
-	for (size_t k = 0; k < n; k++)
-		free(v[k]);
-	free(v);
-}
-
 static const char *subject_of(void *ctx, const char *id)
 {
 	struct bis *s = ctx;
@@ -153,7 +130,7 @@ static int endpoints(struct bis *s, struct kb_replay *rp, bool *have_replay)
 			s->paths[k] = xstrdup(rp->paths[k]);
 		s->npaths = rp->npaths;
 	} else {
-		s->paths = split_words(krun_opt(r, KOPT_BISECT_FILES), &s->npaths);
+		s->paths = krun_words(krun_opt(r, KOPT_BISECT_FILES), &s->npaths);
 	}
 	if (!bad || (!good && !*have_replay)) {
 		krun_print(r, "ktest: %s[%d] not defined\n",
@@ -169,18 +146,18 @@ static int endpoints(struct bis *s, struct kb_replay *rp, bool *have_replay)
 			gw[k] = xstrdup(rp->goods[k]);
 		ng = rp->ngoods;
 	} else {
-		gw = split_words(good, &ng);
+		gw = krun_words(good, &ng);
 	}
 	s->goods = xcalloc(ng + 1, sizeof(char *));
 	for (size_t k = 0; k < ng; k++) {
 		s->goods[k] = xmalloc(KB_ID_LEN);
 		s->ngoods++;
 		if (resolve(s, KOPT_BISECT_GOOD, gw[k], s->goods[k])) {
-			free_words(gw, ng);
+			krun_words_free(gw, ng);
 			return -1;
 		}
 	}
-	free_words(gw, ng);
+	krun_words_free(gw, ng);
 	return 0;
 }
 
@@ -196,18 +173,6 @@ static void read_retmap(struct krun *r, struct kb_retmap *m)
 		!strcmp(d, "good") ? KB_DEFAULT_GOOD :
 		!strcmp(d, "bad") ? KB_DEFAULT_BAD :
 		!strcmp(d, "skip") ? KB_DEFAULT_SKIP : KB_DEFAULT_ABORT;
-}
-
-static enum kstep_level level_of(struct krun *r)
-{
-	const char *type = krun_opt(r, KOPT_BISECT_TYPE);
-	const char *test = krun_opt(r, KOPT_TEST);
-
-	if (!type || !strcmp(type, "build"))
-		return KSTEP_BUILD;
-	if (!strcmp(type, "boot") || !test || !*test)
-		return KSTEP_BOOT;
-	return KSTEP_TEST;
 }
 
 /* A step's verdict as a bisect mark; -1: stop (INFRA, or no BISECT_SKIP). */
@@ -564,7 +529,7 @@ static void bis_free(struct bis *s)
 	for (size_t k = 0; k < s->ngoods; k++)
 		free(s->goods[k]);
 	free(s->goods);
-	free_words(s->paths, s->npaths);
+	krun_words_free(s->paths, s->npaths);
 	kvcs_free_paths(s->bases, s->nbases);
 	strmap_free(&s->subjects, free);
 }
@@ -585,7 +550,7 @@ int krun_bisect(struct krun *r)
 	s.v = krun_vcs(r);
 	if (!s.v)
 		goto out;
-	s.level = level_of(r);
+	s.level = krun_level(r, KOPT_BISECT_TYPE);
 	s.reverse = krun_bool(r, KOPT_BISECT_REVERSE);
 	s.skip_untestable = krun_bool(r, KOPT_BISECT_SKIP);
 	read_retmap(r, &s.ret);

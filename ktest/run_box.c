@@ -82,28 +82,11 @@ static int signal_of(const char *s)
 	return SIGINT;
 }
 
-static char **split(const char *s, size_t *n)
-{
-	char **v = NULL, *copy, *save = NULL, *w;
-
-	*n = 0;
-	if (!s)
-		return NULL;
-	copy = xstrdup(s);
-	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		v = xrealloc(v, (*n + 2) * sizeof(*v));
-		v[(*n)++] = xstrdup(w);
-		v[*n] = NULL;
-	}
-	free(copy);
-	return v;
-}
-
 static int open_qemu(struct krun *r, struct krun_lab *l, char *why, size_t len)
 {
 	struct kqemu_opts q = { 0 };
 
-	l->qemu_extra = split(krun_opt(r, KOPT_QEMU_OPTIONS), &l->nqemu_extra);
+	l->qemu_extra = krun_words(krun_opt(r, KOPT_QEMU_OPTIONS), &l->nqemu_extra);
 	q.kernel = krun_opt(r, KOPT_QEMU_KERNEL);
 	if (!q.kernel || !*q.kernel)
 		q.kernel = krun_opt(r, KOPT_TARGET_IMAGE);
@@ -151,9 +134,7 @@ static void lab_close(struct krun_lab *l)
 	kinstall_opts_release(&l->io);
 	kreboot_opts_release(&l->ro);
 	kbox_opts_release(&l->bo);
-	for (size_t k = 0; k < l->nqemu_extra; k++)
-		free(l->qemu_extra[k]);
-	free(l->qemu_extra);
+	krun_words_free(l->qemu_extra, l->nqemu_extra);
 	if (l->dmesg)
 		fclose(l->dmesg);
 	sbuf_free(&l->pending);

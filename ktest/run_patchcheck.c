@@ -104,18 +104,6 @@ static char **resolve_list(struct krun *r, struct kvcs *v, enum kopt_id id,
 	return out;
 }
 
-static enum kstep_level level_of(struct krun *r)
-{
-	const char *type = krun_opt(r, KOPT_PATCHCHECK_TYPE);
-	const char *test = krun_opt(r, KOPT_TEST);
-
-	if (!type || !strcmp(type, "build"))
-		return KSTEP_BUILD;
-	if (!strcmp(type, "boot") || !test || !*test)
-		return KSTEP_BOOT;
-	return KSTEP_TEST;
-}
-
 static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 			struct kp_options *ko, struct strmap *subjects)
 {
@@ -126,7 +114,7 @@ static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 
 	for (;;) {
 		struct kp_step st;
-		struct kstep_opts o = { .kind = "patchcheck", .level = level_of(r),
+		struct kstep_opts o = { .kind = "patchcheck", .level = krun_level(r, KOPT_PATCHCHECK_TYPE),
 					.steps_left = -1 };
 		struct kstep_result res;
 		char **touched = NULL;
@@ -239,8 +227,8 @@ int krun_patchcheck(struct krun *r)
 	skip = resolve_list(r, v, KOPT_PATCHCHECK_SKIP, &nskip, true);
 	ign = resolve_list(r, v, KOPT_IGNORE_WARNINGS, &nign, false);
 	wf = krun_opt(r, KOPT_WARNINGS_FILE);
-	ko.type = level_of(r) == KSTEP_BUILD ? KP_BUILD :
-		level_of(r) == KSTEP_BOOT ? KP_BOOT : KP_TEST;
+	ko.type = krun_level(r, KOPT_PATCHCHECK_TYPE) == KSTEP_BUILD ? KP_BUILD :
+		krun_level(r, KOPT_PATCHCHECK_TYPE) == KSTEP_BOOT ? KP_BOOT : KP_TEST;
 	ko.noclean = krun_bool(r, KOPT_BUILD_NOCLEAN);
 	ko.stop_at_first = krun_bool(r, KOPT_PATCHCHECK_STOP_AT_FIRST);
 	ko.warnings_file = wf && *wf;
