@@ -309,28 +309,6 @@ static char *in_build_dir(const struct kbuild_opts *o, const char *path)
 	return xasprintf("%s/%s", o->build_dir, path);
 }
 
-static int mkdir_p(const char *path)
-{
-	char *p = xstrdup(path);
-	int ret = 0;
-	char *s;
-
-	for (s = p + 1; ret == 0; s++) {
-		char c = *s;
-
-		if (c && c != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			ret = -1;
-		*s = c;
-		if (!c)
-			break;
-	}
-	free(p);
-	return ret;
-}
-
 static int write_file(const char *path, const char *text, size_t len, int flags)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | flags, 0644);
@@ -414,7 +392,7 @@ static int setup(struct kbuild *b)
 		return fail(b, KBUILD_ERROR, "OUTPUT_DIR is not set");
 	b->outdir = in_build_dir(o, o->output_dir);
 	b->config = xasprintf("%s/.config", b->outdir);
-	if (mkdir_p(b->outdir) < 0)
+	if (kcmd_mkdirs(b->outdir) < 0)
 		return fail(b, KBUILD_ERROR, "cannot create OUTPUT_DIR %s: %s",
 			    b->outdir, strerror(errno));
 	if (!unset(o->build_dir) && !stat(b->outdir, &so) &&

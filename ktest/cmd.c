@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -545,4 +546,22 @@ char *kcmd_quote(const char *s)
 	}
 	sbuf_addc(&b, '\'');
 	return sbuf_detach(&b);
+}
+
+int kcmd_mkdirs(const char *dir)
+{
+	char *p = xstrdup(dir), *s = p;
+	int ret = 0;
+
+	do {
+		s = strchr(s + 1, '/');
+		if (s)
+			*s = '\0';
+		if (*p && mkdir(p, 0755) < 0 && errno != EEXIST)
+			ret = -1;
+		if (s)
+			*s = '/';
+	} while (s && !ret);
+	free(p);
+	return ret;
 }

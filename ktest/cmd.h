@@ -54,6 +54,9 @@ const char *kcmd_describe(const struct kcmd_result *r, char *buf, size_t len);
 char *kcmd_subst(const char *cmd, const char *const *names,
 		 const char *const *values, size_t n);
 
+/* mkdir -p dir (mode 0755): 0, or -1 with errno. */
+int kcmd_mkdirs(const char *dir);
+
 /* Quotes s for /bin/sh (single quotes), for values that come from git. */
 char *kcmd_quote(const char *s);
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "console/console.h"
 #include "ktest/cmd.h"
 #include "ktest/mail.h"
 #include "ktest/run.h"
@@ -269,16 +270,10 @@ static void store_files(struct krun *r, enum kopt_id id, const char *what)
 	dest = xasprintf("%s/%s-%s-%s-%s-%s", dir, machine ? machine : "box",
 			 krun_opt(r, KOPT_TEST_TYPE), bt ? bt : "", what, stamp);
 	cfg = xasprintf("%s/.config", out ? out : ".");
-	{
-		const char *const argv[] = { "mkdir", "-p", dest, NULL };
-		struct kcmd_opts o = { .stdin_null = true };
-		struct kcmd_result res;
-
-		if (kcmd_runv(argv, &o, &res) || res.status) {
-			krun_print(r, "ktest: cannot create %s (%s)\n", dest,
-				   kconfig_opt_name(r->c, id));
-			goto out;
-		}
+	if (kcmd_mkdirs(dest)) {
+		krun_print(r, "ktest: cannot create %s (%s): %s\n", dest,
+			   kconfig_opt_name(r->c, id), strerror(errno));
+		goto out;
 	}
 	{
 		const char *files[][2] = {
@@ -340,13 +335,9 @@ static void send_mail(struct krun *r, const char *subject,
 	mail_opts(r, &o);
 	if (!o.mailto || !*o.mailto)
 		return;
-	if (o.tmp_dir && *o.tmp_dir && access(o.tmp_dir, F_OK)) {
-		const char *const argv[] = { "mkdir", "-p", o.tmp_dir, NULL };
-		struct kcmd_opts co = { .stdin_null = true };
-		struct kcmd_result res;
-
-		kcmd_runv(argv, &co, &res);
-	}
+	if (o.tmp_dir && *o.tmp_dir && kcmd_mkdirs(o.tmp_dir))
+		krun_print(r, "ktest: cannot create TMP_DIR %s: %s\n", o.tmp_dir,
+			   strerror(errno));
 	krun_log(r, "Mailing %s: %s\n", o.mailto, subject);
 	if (kmail_send(&o, subject, message, body_file, why, sizeof(why)))
 		krun_print(r, "ktest: no mail sent: %s\n", why);
@@ -603,13 +594,9 @@ static int open_log(struct krun *r)
 	if (slash && slash != dir) {
 		*slash = '\0';
 		if (access(dir, F_OK)) {
-			const char *const argv[] = { "mkdir", "-p", dir, NULL };
-			struct kcmd_opts o = { .stdin_null = true };
-			struct kcmd_result res;
-
-			if (kcmd_runv(argv, &o, &res) || res.status) {
-				fprintf(stderr, "ktest: cannot create the log directory %s (LOG_FILE)\n",
-					dir);
+			if (kcmd_mkdirs(dir)) {
+				fprintf(stderr, "ktest: cannot create the log directory %s (LOG_FILE): %s\n",
+					dir, strerror(errno));
 				free(dir);
 				return -1;
 			}
@@ -683,13 +670,9 @@ static char *per_test_file(struct krun *r, const char *what)
 
 static int mkdir_p(struct krun *r, const char *dir, enum kopt_id id)
 {
-	const char *const argv[] = { "mkdir", "-p", dir, NULL };
-	struct kcmd_opts o = { .stdin_null = true };
-	struct kcmd_result res;
-
-	if (kcmd_runv(argv, &o, &res) || res.status) {
-		krun_print(r, "ktest: cannot create %s (%s)\n", dir,
-			   kconfig_opt_name(r->c, id));
+	if (kcmd_mkdirs(dir)) {
+		krun_print(r, "ktest: cannot create %s (%s): %s\n", dir,
+			   kconfig_opt_name(r->c, id), strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -817,32 +800,28 @@ static int run_warnings_file(struct krun *r)
 	return krun_success(r);
 }
 
-static bool implemented(const char *type)
-{
-	return !strcmp(type, "build") || !strcmp(type, "make_warnings_file") ||
-		!strcmp(type, "bisect") || !strcmp(type, "patchcheck") ||
-		!strcmp(type, "install") || !strcmp(type, "boot") ||
-		!strcmp(type, "test");
-}
+static int run_install(struct krun *r) { return run_build(r, KSTEP_INSTALL); }
+static int run_boot(struct krun *r) { return run_build(r, KSTEP_BOOT); }
+static int run_testtype(struct krun *r) { return run_build(r, KSTEP_TEST); }
+static int run_buildtype(struct krun *r) { return run_build(r, KSTEP_BUILD); }
 
-static int dispatch(struct krun *r, const char *type)
+/* The test types with a runner; the others stop the run (exit 2). */
+static const struct {
+	const char *type;
+	int (*run)(struct krun *r);
+} runners[] = {
+	{ "build", run_buildtype }, { "install", run_install },
+	{ "boot", run_boot }, { "test", run_testtype },
+	{ "make_warnings_file", run_warnings_file },
+	{ "bisect", krun_bisect }, { "patchcheck", krun_patchcheck },
+};
+
+static int (*runner_of(const char *type))(struct krun *r)
 {
-	if (!strcmp(type, "build"))
-		return run_build(r, KSTEP_BUILD);
-	if (!strcmp(type, "install"))
-		return run_build(r, KSTEP_INSTALL);
-	if (!strcmp(type, "boot"))
-		return run_build(r, KSTEP_BOOT);
-	if (!strcmp(type, "test"))
-		return run_build(r, KSTEP_TEST);
-	if (!strcmp(type, "make_warnings_file"))
-		return run_warnings_file(r);
-	if (!strcmp(type, "bisect"))
-		return krun_bisect(r);
-	if (!strcmp(type, "patchcheck"))
-		return krun_patchcheck(r);
-	krun_print(r, "ktest: not implemented yet: TEST_TYPE %s\n", type);
-	return -2;
+	for (size_t k = 0; k < sizeof(runners) / sizeof(*runners); k++)
+		if (!strcmp(type, runners[k].type))
+			return runners[k].run;
+	return NULL;
 }
 
 static int run_test(struct krun *r, bool dry)
@@ -850,6 +829,7 @@ static int run_test(struct krun *r, bool dry)
 	char *sub, label[256];
 	const char *type, *name;
 	const struct kjrec *done;
+	int (*run)(struct krun *r);
 	char idx[16];
 	int ret;
 
@@ -886,7 +866,8 @@ static int run_test(struct krun *r, bool dry)
 			r->failures++;
 		return 0;
 	}
-	if (!implemented(type)) {
+	run = runner_of(type);
+	if (!run) {
 		fprintf(stderr, "ktest: not implemented yet: TEST_TYPE %s\n", type);
 		krun_log(r, "ktest: not implemented yet: TEST_TYPE %s\n", type);
 		return -2;
@@ -898,10 +879,8 @@ static int run_test(struct krun *r, bool dry)
 		return -1;
 	if (krun_bool(r, KOPT_REBOOT_ON_SUCCESS))
 		r->reboot_success = true;
-	ret = dispatch(r, type);
+	ret = run(r);
 	krun_lab_close(r);
-	if (ret == -2)
-		return -2;
 	run_hook(r, KOPT_POST_TEST, false);
 	write_report(r);
 	if (ret < 0 || r->interrupted)
@@ -1063,12 +1042,7 @@ int cmd_run(struct kcli *cli)
 	r.config_path = cli->config;
 	r.json_path = cli->json;
 	r.tty = isatty(STDOUT_FILENO);
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		r.run_t0 = ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-	}
+	r.run_t0 = kclock_ms();
 	r.j.fd = -1;
 	if (cli->dry_run) {
 		printf("\n\nSTARTING AUTOMATED TESTS (dry run)\n\n");

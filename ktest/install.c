@@ -614,24 +614,6 @@ static void remove_tarball(struct run *x, const struct kinstall_plan *p,
 				  &status);
 }
 
-static int mkdir_p(const char *path)
-{
-	char *p = xstrdup(path), *s = p;
-	int ret = 0;
-
-	do {
-		s = strchr(s + 1, '/');
-		if (s)
-			*s = '\0';
-		if (*p && mkdir(p, 0755) < 0 && errno != EEXIST)
-			ret = -1;
-		if (s)
-			*s = '/';
-	} while (s && !ret);
-	free(p);
-	return ret;
-}
-
 static int rm_one(const char *path, const struct stat *st, int flag,
 		  struct FTW *ftw)
 {
@@ -711,7 +693,7 @@ static int prepare(struct run *x, const char *outdir, bool *modules,
 		return 0;
 	base = xstrdup(o->tmp_dir && *o->tmp_dir ? o->tmp_dir :
 		       getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (mkdir_p(base) < 0) {
+	if (kcmd_mkdirs(base) < 0) {
 		ret = fail(x, KINSTALL_HOST, KI_MODULES_BUILD,
 			   "cannot make TMP_DIR %s: %s", base,
 			   strerror(errno));

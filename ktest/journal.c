@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "conf/strmap.h"
+#include "ktest/cmd.h"
 #include "journal.h"
 
 #define MAGIC "K1 "
@@ -144,28 +145,6 @@ static void push(struct kjournal *j, struct kjrec *r)
 	j->recs[j->nrecs++] = *r;
 }
 
-static int mkdirs(const char *dir)
-{
-	char *p = xstrdup(dir);
-
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0755) && errno != EEXIST) {
-			free(p);
-			return -1;
-		}
-		*s = '/';
-	}
-	if (mkdir(p, 0755) && errno != EEXIST) {
-		free(p);
-		return -1;
-	}
-	free(p);
-	return 0;
-}
-
 /* Reads the whole journal (it holds steps, not logs: small). */
 static int load(struct kjournal *j, char *err, size_t errlen)
 {
@@ -230,7 +209,7 @@ int kjournal_open(struct kjournal *j, const char *dir, char *err,
 {
 	memset(j, 0, sizeof(*j));
 	j->fd = -1;
-	if (mkdirs(dir)) {
+	if (kcmd_mkdirs(dir)) {
 		snprintf(err, errlen, "cannot create the state directory %s: %s",
 			 dir, strerror(errno));
 		return -1;

@@ -105,7 +105,7 @@ static char **resolve_list(struct krun *r, struct kvcs *v, enum kopt_id id,
 }
 
 static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
-			struct kp_options *ko, struct strmap *subjects)
+			struct strmap *subjects)
 {
 	struct kp_seen *seen = kp_seen_new();
 	const char *min = krun_opt(r, KOPT_MIN_CONFIG);
@@ -157,7 +157,6 @@ static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 		kpatchcheck_report(p, to_stage(&res), res.why[0] ? res.why : NULL);
 		krun_print_times(r);
 	}
-	(void)ko;
 	free(bt);
 	kp_seen_free(seen);
 	return ret;
@@ -245,7 +244,7 @@ int krun_patchcheck(struct krun *r)
 		for (size_t k = 0; k < ns; k++)
 			krun_print(r, "%s\n", sk[k]);
 	}
-	if (check_series(r, v, p, &ko, &subjects))
+	if (check_series(r, v, p, &subjects))
 		goto out;
 	ret = verdict(r, p, &subjects);
 out:

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "conf/strmap.h"
+#include "console/console.h"
 #include "ktest/build.h"
 #include "ktest/patchcheck.h"
 #include "ktest/run.h"
@@ -313,14 +314,6 @@ static int journal_step(struct krun *r, const char *key, const char *state,
 	return 0;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
-}
-
 static void hms(char *buf, size_t len, long ms)
 {
 	long s = ms / 1000;
@@ -345,7 +338,7 @@ static void progress(struct krun *r, const struct kstep_opts *o)
 
 	if (!r->tty)
 		return;
-	hms(el, sizeof(el), now_ms() - r->run_t0);
+	hms(el, sizeof(el), kclock_ms() - r->run_t0);
 	steps = o->steps_left >= 0 ? o->steps_left + 1 : o->left >= 0 ? o->left + 1 : -1;
 	if (steps > 0 && r->steps_done > 0) {
 		char t[24];
@@ -399,7 +392,7 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	if (krun_interrupted(r))
 		return -1;
 	progress(r, o);
-	t0 = now_ms();
+	t0 = kclock_ms();
 	if (journal_step(r, key, "start", NULL, NULL))
 		return -1;
 	if (o->commit && step_checkout(r, o, res))
@@ -417,7 +410,7 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	if (res->verdict == KV_GOOD)
 		res->why[0] = '\0';
 	r->steps_done++;
-	r->steps_ms += now_ms() - t0;
+	r->steps_ms += kclock_ms() - t0;
 	to_report(r, o, res, ms);
 	return journal_step(r, key, "done", res, ms);
 }
