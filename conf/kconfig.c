@@ -341,3 +341,66 @@ size_t kdotconfig_count(const struct kdotconfig *c)
 {
 	return strmap_size(&c->names);
 }
+
+static const char *value_of(const struct kdotconfig *c, const char *name,
+			    bool *present)
+{
+	const struct kdotconfig_entry *e = kdotconfig_get(c, name);
+
+	*present = e != NULL;
+	return e ? e->value : NULL;
+}
+
+static bool same_value(const char *x, const char *y)
+{
+	if (!x || !y)
+		return x == y;
+	return !strcmp(x, y);
+}
+
+bool kdotconfig_has_value(const struct kdotconfig *c, const char *name,
+			  const char *v)
+{
+	bool present;
+
+	return same_value(value_of(c, name, &present), v);
+}
+
+static void add_change(struct kdotconfig_change **v, size_t *n, size_t *cap,
+		       const struct kdotconfig_change *ch)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*v = xrealloc(*v, *cap * sizeof(**v));
+	}
+	(*v)[(*n)++] = *ch;
+}
+
+size_t kdotconfig_diff(const struct kdotconfig *a, const struct kdotconfig *b,
+		       struct kdotconfig_change **out)
+{
+	const struct kdotconfig_entry *e;
+	struct kdotconfig_change ch;
+	size_t n = 0, cap = 0, i;
+
+	*out = NULL;
+	for (i = 0; (e = kdotconfig_next(b, &i)); ) {
+		ch.name = e->name;
+		ch.b = e->value;
+		ch.in_b = true;
+		ch.a = value_of(a, e->name, &ch.in_a);
+		if (!same_value(ch.a, ch.b))
+			add_change(out, &n, &cap, &ch);
+	}
+	for (i = 0; (e = kdotconfig_next(a, &i)); ) {
+		if (kdotconfig_get(b, e->name) || !e->value)
+			continue;
+		ch.name = e->name;
+		ch.a = e->value;
+		ch.in_a = true;
+		ch.b = NULL;
+		ch.in_b = false;
+		add_change(out, &n, &cap, &ch);
+	}
+	return n;
+}

@@ -81,6 +81,29 @@ const struct kdotconfig_entry *kdotconfig_next(const struct kdotconfig *c,
 /* How many settings. */
 size_t kdotconfig_count(const struct kdotconfig *c);
 
+/*
+ * One setting that differs between two configs. A name one side does not
+ * mention differs only when the other side enables or sets it: absent and
+ * "is not set" both mean n. Values point into the configs.
+ */
+struct kdotconfig_change {
+	const char *name;
+	const char *a, *b;	/* the values; NULL: not set or absent */
+	bool in_a, in_b;	/* mentioned at all */
+};
+
+/*
+ * The settings that differ between a and b: in b's order, then the names
+ * only a mentions in a's order. *out is malloc'd (free() it). Returns how
+ * many.
+ */
+size_t kdotconfig_diff(const struct kdotconfig *a, const struct kdotconfig *b,
+		       struct kdotconfig_change **out);
+
+/* Does c hold value v (NULL: not set or absent) for name? */
+bool kdotconfig_has_value(const struct kdotconfig *c, const char *name,
+			  const char *v);
+
 /* "CONFIG_" followed by letters, digits and underscores. */
 bool kdotconfig_name_ok(const char *name);
 

@@ -790,3 +790,79 @@ char *kbuild_kernelrelease(const struct kbuild_opts *o, char *why,
 	free(rc.last);
 	return NULL;
 }
+
+struct norm_ctx {
+	char *first_error;	/* the first error line: the reason */
+	char *last;		/* else the last line */
+	bool host;
+};
+
+static void norm_line(void *ctx, const char *line, size_t len)
+{
+	struct norm_ctx *nc = ctx;
+	char *s = xstrndup(line, len);
+
+	if (is_host_trouble(s))
+		nc->host = true;
+	if (!nc->first_error && (strstr(s, "rror") || strstr(s, "***"))) {
+		nc->first_error = s;
+		return;
+	}
+	free(nc->last);
+	nc->last = s;
+}
+
+int kbuild_normalise(const struct kbuild_opts *o, const char *scratch_dir,
+		     const struct kdotconfig *in, struct kdotconfig *out,
+		     bool *host, char *why, size_t whylen)
+{
+	struct norm_ctx nc = { NULL, NULL, false };
+	struct kcmd_opts ko = {
+		.cwd = o->build_dir,
+		.env = make_env(),
+		.timeout_ms = o->timeout_ms,
+		.on_line = norm_line,
+		.ctx = &nc,
+		.stdin_null = true,
+	};
+	struct kcmd_result res;
+	char *dir = in_build_dir(o, scratch_dir);
+	char *cfg = xasprintf("%s/.config", dir);
+	char *q = kcmd_quote(dir), *cmd = NULL, how[64];
+	int ret = -1;
+
+	*host = true;
+	if (kcmd_mkdirs(dir) < 0 || kdotconfig_write(in, cfg) < 0) {
+		snprintf(why, whylen, "cannot write %s: %s", cfg, strerror(errno));
+		goto out;
+	}
+	cmd = xasprintf("%s O=%s olddefconfig",
+			unset(o->make_cmd) ? "make" : o->make_cmd, q);
+	if (kcmd_run(cmd, &ko, &res) < 0) {
+		snprintf(why, whylen, "cannot run %s: %s", cmd, strerror(errno));
+		goto out;
+	}
+	if (res.status != 0 || res.timed_out) {
+		*host = nc.host || res.timed_out || res.signal ||
+			res.status == 126 || res.status == 127;
+		snprintf(why, whylen, "%s failed (%s)%s%s", cmd,
+			 kcmd_describe(&res, how, sizeof(how)),
+			 nc.first_error || nc.last ? ": " : "",
+			 nc.first_error ? nc.first_error : nc.last ? nc.last : "");
+		goto out;
+	}
+	if (kdotconfig_read(out, cfg) < 0) {
+		snprintf(why, whylen, "cannot read %s: %s", cfg, strerror(errno));
+		goto out;
+	}
+	*host = false;
+	ret = 0;
+out:
+	free(nc.first_error);
+	free(nc.last);
+	free(cmd);
+	free(q);
+	free(cfg);
+	free(dir);
+	return ret;
+}

@@ -64,6 +64,20 @@ int kbuild_run(const struct kbuild_opts *o, struct kbuild_result *r);
 char *kbuild_kernelrelease(const struct kbuild_opts *o, char *why,
 			   size_t whylen);
 
+struct kdotconfig;
+
+/*
+ * What the tree's kconfig makes of a config: in is written to
+ * scratch_dir/.config and "MAKE_CMD O=scratch_dir olddefconfig" runs in
+ * BUILD_DIR (only make_cmd, build_dir and timeout_ms of o are used); out
+ * (initialised by the caller) receives the result. scratch_dir is not
+ * OUTPUT_DIR, so the build there is left alone. Returns 0, or -1 with why;
+ * *host is set when the host, not the config, is to blame (INFRA).
+ */
+int kbuild_normalise(const struct kbuild_opts *o, const char *scratch_dir,
+		     const struct kdotconfig *in, struct kdotconfig *out,
+		     bool *host, char *why, size_t whylen);
+
 /* Counts and extracts warning lines as ktest.pl does (for the log). */
 bool kbuild_is_warning(const char *line);
 

@@ -102,6 +102,8 @@ struct kvcs *krun_vcs(struct krun *r);
 struct kstep_opts {
 	const char *kind;	/* "build", "bisect", "patchcheck", ... */
 	const char *commit;	/* check this out first (NULL: the tree as is) */
+	const char *key;	/* the step's name in the journal when it is
+				 * not the commit (a config's digest) */
 	const char *subject;
 	enum kstep_level level;
 	const char *build_type;	/* NULL: BUILD_TYPE */

@@ -238,7 +238,8 @@ static int step_checkout(struct krun *r, const struct kstep_opts *o,
 
 static const char *step_key(const struct kstep_opts *o, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s:%s", o->kind, o->commit ? o->commit : "-");
+	snprintf(buf, len, "%s:%s", o->kind,
+		 o->key ? o->key : o->commit ? o->commit : "-");
 	return buf;
 }
 
