@@ -98,8 +98,10 @@ $(O)/tests/%: tests/unit/%.c $(LIB)
 
 # The state machines are pure: their tests link them alone, without libgit2,
 # libssh or anything else, so any I/O dependency breaks the build.
-PURE_OBJS := $(addprefix $(O)/,ktest/bisect.o ktest/patchcheck.o conf/strmap.o)
-PURE_TESTS := $(filter $(O)/tests/test_bisect $(O)/tests/test_patchcheck,$(UNIT_BINS))
+PURE_OBJS := $(addprefix $(O)/,ktest/bisect.o ktest/patchcheck.o \
+	ktest/config_bisect.o conf/strmap.o)
+PURE_TESTS := $(filter $(O)/tests/test_bisect $(O)/tests/test_patchcheck \
+	$(O)/tests/test_config_bisect,$(UNIT_BINS))
 $(PURE_TESTS): $(O)/tests/%: tests/unit/%.c $(PURE_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(PURE_OBJS) $(LDFLAGS) -lcmocka
