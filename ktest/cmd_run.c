@@ -92,6 +92,7 @@ void krun_forget(struct krun *r)
 static void forget_all(struct krun *r)
 {
 	krun_forget(r);
+	memset(r->masked, 0, sizeof(r->masked));
 	for (size_t k = 0; k < r->nstale; k++)
 		free(r->stale[k]);
 	free(r->stale);
@@ -99,8 +100,15 @@ static void forget_all(struct krun *r)
 	r->nstale = 0;
 }
 
+void krun_mask(struct krun *r, enum kopt_id id)
+{
+	r->masked[id] = true;
+}
+
 const char *krun_opt(struct krun *r, enum kopt_id id)
 {
+	if (r->masked[id])
+		return NULL;
 	if (!r->have[id]) {
 		char *v = NULL;
 
@@ -814,6 +822,7 @@ static const struct {
 	{ "boot", run_boot }, { "test", run_testtype },
 	{ "make_warnings_file", run_warnings_file },
 	{ "bisect", krun_bisect }, { "patchcheck", krun_patchcheck },
+	{ "config_bisect", krun_config_bisect },
 };
 
 static int (*runner_of(const char *type))(struct krun *r)
@@ -857,6 +866,7 @@ static int run_test(struct krun *r, bool dry)
 		kresults_set(&r->t->why, kjrec_get(done, "why"));
 		kresults_set(&r->t->result_commit, kjrec_get(done, "commit"));
 		kresults_set(&r->t->result_subject, kjrec_get(done, "subject"));
+		kresults_set(&r->t->result_options, kjrec_get(done, "options"));
 		krun_print(r, "%s finished in the earlier run: %s%s%s\n", label,
 			   kverdict_name(r->t->verdict), r->t->why ? ": " : "",
 			   r->t->why ? r->t->why : "");
@@ -888,7 +898,8 @@ static int run_test(struct krun *r, bool dry)
 	if (kjournal_append(&r->j, "ev", "test", "test", idx,
 			    "verdict", kverdict_name(r->t->verdict),
 			    "why", r->t->why, "commit", r->t->result_commit,
-			    "subject", r->t->result_subject, NULL)) {
+			    "subject", r->t->result_subject,
+			    "options", r->t->result_options, NULL)) {
 		krun_print(r, "ktest: cannot write %s: %s\n", r->j.path,
 			   strerror(errno));
 		return -1;
@@ -1095,6 +1106,8 @@ int cmd_run(struct kcli *cli)
 		finish(&r, ret == 0, !ret && !r.die);
 		if (r.infra)
 			ret = KEXIT_INFRA;
+		else if (ret < 0 && r.config_error)
+			ret = KEXIT_USAGE;
 		else if (ret < 0)
 			ret = r.failures ? KEXIT_FAIL : KEXIT_INFRA;
 		else

@@ -79,6 +79,7 @@ void kresults_free(struct kresults *r)
 		free(t->why);
 		free(t->result_commit);
 		free(t->result_subject);
+		free(t->result_options);
 	}
 	free(r->tests);
 	free(r->config);
@@ -225,6 +226,21 @@ static void test_json(struct sbuf *b, const struct ktest_report *t)
 	jkv(b, in, "why", t->why, &first);
 	jkv(b, in, "first_bad_commit", t->result_commit, &first);
 	jkv(b, in, "first_bad_subject", t->result_subject, &first);
+	if (t->result_options) {
+		char *copy = xstrdup(t->result_options), *save = NULL, *w;
+		bool f2 = true;
+
+		jkey(b, in, "culprit_options", &first);
+		sbuf_adds(b, "[");
+		for (w = strtok_r(copy, " ", &save); w;
+		     w = strtok_r(NULL, " ", &save)) {
+			sbuf_adds(b, f2 ? "" : ", ");
+			jstr(b, w);
+			f2 = false;
+		}
+		sbuf_adds(b, "]");
+		free(copy);
+	}
 	jkey(b, in, "steps", &first);
 	sbuf_adds(b, "[");
 	for (size_t k = 0; k < t->nsteps; k++) {

@@ -44,6 +44,8 @@ struct ktest_report {
 	char *why;
 	char *result_commit;	/* bisect: the first bad commit */
 	char *result_subject;
+	char *result_options;	/* config_bisect: the culprit options,
+				 * space-separated */
 	struct kstep_report *steps;
 	size_t nsteps;
 };

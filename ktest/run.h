@@ -35,6 +35,7 @@ struct krun {
 	int successes;
 	int failures;
 	bool infra;			/* the lab gave out */
+	bool config_error;		/* an option is missing or wrong (exit 2) */
 	bool die;			/* DIE_ON_FAILURE hit: stop the run */
 	bool interrupted;
 	bool reboot_success;		/* a test had REBOOT_ON_SUCCESS */
@@ -46,6 +47,7 @@ struct krun {
 	struct ktest_report *t;
 	char *opts[KOPT__COUNT];	/* resolved values (NULL: unset) */
 	bool have[KOPT__COUNT];
+	bool masked[KOPT__COUNT];	/* unset for this test (krun_mask) */
 	char **stale;			/* forgotten values, freed after the test */
 	size_t nstale;
 	char *buildlog, *testlog, *dmesg;	/* TMP_DIR/<name>-MACHINE */
@@ -75,6 +77,8 @@ void krun_log(struct krun *r, const char *fmt, ...)
 const char *krun_opt(struct krun *r, enum kopt_id id);
 bool krun_bool(struct krun *r, enum kopt_id id);
 long krun_int(struct krun *r, enum kopt_id id, long fallback);
+/* Option id reads as unset until the test ends (config_bisect: MIN_CONFIG). */
+void krun_mask(struct krun *r, enum kopt_id id);
 /*
  * Forget resolved values (the kernel version changed). Strings handed out
  * stay valid until the test ends.
@@ -174,6 +178,7 @@ void krun_print_times(struct krun *r);
 /* ---- runners: 0 the test passed, 1 it failed; -1 stop the run ---- */
 int krun_bisect(struct krun *r);
 int krun_patchcheck(struct krun *r);
+int krun_config_bisect(struct krun *r);
 
 /* Sets r->t's verdict and why and prints ktest.pl's banner. */
 int krun_fail(struct krun *r, const char *fmt, ...)

@@ -84,6 +84,7 @@ static int resolve(struct bis *s, enum kopt_id id, const char *rev, char *out)
 	if (kvcs_resolve(s->v, rev, &c)) {
 		krun_print(s->r, "ktest: %s = %s: %s\n",
 			   kconfig_opt_name(s->r->c, id), rev, kvcs_error(s->v));
+		s->r->config_error = true;
 		return -1;
 	}
 	memcpy(out, c.id, KB_ID_LEN);
@@ -136,6 +137,7 @@ static int endpoints(struct bis *s, struct kb_replay *rp, bool *have_replay)
 		krun_print(r, "ktest: %s[%d] not defined\n",
 			   kconfig_opt_name(r->c, bad ? KOPT_BISECT_GOOD : KOPT_BISECT_BAD),
 			   r->i);
+		r->config_error = true;
 		return -1;
 	}
 	if (resolve(s, KOPT_BISECT_BAD, bad, s->bad))
