@@ -305,6 +305,65 @@ static void test_name_ok(void **state)
 	assert_false(kdotconfig_name_ok(""));
 }
 
+/*
+ * The differences config bisect works on: values that differ, a name one
+ * side does not have (only when the other enables or sets it: absent and
+ * "is not set" are both n), in b's order then a's own.
+ */
+static void test_diff(void **state)
+{
+	static const char a_text[] =
+		"CONFIG_A=y\n"
+		"# CONFIG_B is not set\n"
+		"CONFIG_C=\"one\"\n"
+		"CONFIG_SAME=m\n"
+		"# CONFIG_ABSENT_IN_B is not set\n"
+		"CONFIG_ONLY_A=y\n";
+	static const char b_text[] =
+		"CONFIG_ONLY_B=123\n"
+		"CONFIG_C=\"two\"\n"
+		"CONFIG_B=y\n"
+		"CONFIG_SAME=m\n"
+		"# CONFIG_A is not set\n"
+		"# CONFIG_NOT_IN_A is not set\n";
+	struct kdotconfig a, b;
+	struct kdotconfig_change *d;
+	size_t n;
+
+	(void)state;
+	kdotconfig_init(&a);
+	kdotconfig_init(&b);
+	kdotconfig_parse(&a, a_text, strlen(a_text));
+	kdotconfig_parse(&b, b_text, strlen(b_text));
+	n = kdotconfig_diff(&a, &b, &d);
+	assert_int_equal(n, 5);
+	assert_string_equal(d[0].name, "CONFIG_ONLY_B");
+	assert_false(d[0].in_a);
+	assert_null(d[0].a);
+	assert_string_equal(d[0].b, "123");
+	assert_string_equal(d[1].name, "CONFIG_C");
+	assert_string_equal(d[1].a, "\"one\"");
+	assert_string_equal(d[1].b, "\"two\"");
+	assert_string_equal(d[2].name, "CONFIG_B");
+	assert_null(d[2].a);
+	assert_true(d[2].in_a);
+	assert_string_equal(d[3].name, "CONFIG_A");
+	assert_string_equal(d[3].a, "y");
+	assert_null(d[3].b);
+	assert_true(d[3].in_b);
+	assert_string_equal(d[4].name, "CONFIG_ONLY_A");
+	assert_false(d[4].in_b);
+	assert_true(kdotconfig_has_value(&a, "CONFIG_B", NULL));
+	assert_true(kdotconfig_has_value(&a, "CONFIG_NOWHERE", NULL));
+	assert_true(kdotconfig_has_value(&b, "CONFIG_ONLY_B", "123"));
+	assert_false(kdotconfig_has_value(&b, "CONFIG_ONLY_B", NULL));
+	free(d);
+	assert_int_equal(kdotconfig_diff(&a, &a, &d), 0);
+	free(d);
+	kdotconfig_free(&a);
+	kdotconfig_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_iterate_and_compact),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_name_ok),
+		cmocka_unit_test(test_diff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
