@@ -8,6 +8,10 @@
 #           with 1000 tests (IF chains, ITERATE, INCLUDE, ${} chains), ours
 #           (ktest dump) beside ktest.pl reading the same file (the oracle
 #           patch stops it right after it has resolved them).
+#
+# Then each bench/bench_*.c program (the Makefile passes them) prints its
+# own table, e.g. bench_config_bisect: ours beside config-bisect.pl on
+# simulated Kconfig universes (builds, olddefconfig runs, right answers).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 KTEST=${KTEST:-$top/ktest/ktest}

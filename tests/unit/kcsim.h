@@ -96,8 +96,9 @@ static inline char *kcsim__full(const char *name, size_t len)
 	return xasprintf("CONFIG_%.*s", (int)len, name);
 }
 
-static inline bool kcsim__find(const struct kcsim *u, const char *name,
-			       size_t *i)
+/* The index of option name ("X" or "CONFIG_X"); false when undeclared. */
+static inline bool kcsim_find(const struct kcsim *u, const char *name,
+			      size_t *i)
 {
 	char *full = kcsim__full(name, strlen(name));
 	void *v = strmap_get(&u->idx, full);
@@ -125,6 +126,13 @@ static inline void kcsim_free(struct kcsim *u)
 	free(u->cul);
 	strmap_free(&u->idx, NULL);
 	free(u);
+}
+
+/* The same (the first name it had). */
+static inline bool kcsim__find(const struct kcsim *u, const char *name,
+			       size_t *i)
+{
+	return kcsim_find(u, name, i);
 }
 
 /* ---- parsing ---- */
