@@ -181,10 +181,9 @@ static void candidate(struct cbis *s, const bool *apply, struct kdotconfig *c)
 	for (size_t k = 0; k < s->n; k++) {
 		if (!apply[k])
 			continue;
-		if (s->ch[k].in_b)
-			kdotconfig_set(c, s->ch[k].name, s->ch[k].b);
-		else
-			kdotconfig_remove(c, s->ch[k].name);
+		/* an option the bad config lacks is off there: n where it
+		 * is visible (absent would give its default) */
+		kdotconfig_set(c, s->ch[k].name, s->ch[k].b);
 	}
 }
 
