@@ -99,9 +99,9 @@ $(O)/tests/%: tests/unit/%.c $(LIB)
 # The state machines are pure: their tests link them alone, without libgit2,
 # libssh or anything else, so any I/O dependency breaks the build.
 PURE_OBJS := $(addprefix $(O)/,ktest/bisect.o ktest/patchcheck.o \
-	ktest/config_bisect.o conf/strmap.o)
+	ktest/config_bisect.o ktest/min_config.o conf/kconfig.o conf/strmap.o)
 PURE_TESTS := $(filter $(O)/tests/test_bisect $(O)/tests/test_patchcheck \
-	$(O)/tests/test_config_bisect,$(UNIT_BINS))
+	$(O)/tests/test_config_bisect $(O)/tests/test_min_config,$(UNIT_BINS))
 $(PURE_TESTS): $(O)/tests/%: tests/unit/%.c $(PURE_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(PURE_OBJS) $(LDFLAGS) -lcmocka
