@@ -812,9 +812,11 @@ static void norm_line(void *ctx, const char *line, size_t len)
 	nc->last = s;
 }
 
-int kbuild_normalise(const struct kbuild_opts *o, const char *scratch_dir,
-		     const struct kdotconfig *in, struct kdotconfig *out,
-		     bool *host, char *why, size_t whylen)
+/* "MAKE_CMD O=scratch_dir target" in BUILD_DIR, in written first if not NULL */
+static int scratch_make(const struct kbuild_opts *o, const char *scratch_dir,
+			const char *target, const struct kdotconfig *in,
+			struct kdotconfig *out, bool *host, char *why,
+			size_t whylen)
 {
 	struct norm_ctx nc = { NULL, NULL, false };
 	struct kcmd_opts ko = {
@@ -832,12 +834,12 @@ int kbuild_normalise(const struct kbuild_opts *o, const char *scratch_dir,
 	int ret = -1;
 
 	*host = true;
-	if (kcmd_mkdirs(dir) < 0 || kdotconfig_write(in, cfg) < 0) {
+	if (kcmd_mkdirs(dir) < 0 || (in && kdotconfig_write(in, cfg) < 0)) {
 		snprintf(why, whylen, "cannot write %s: %s", cfg, strerror(errno));
 		goto out;
 	}
-	cmd = xasprintf("%s O=%s olddefconfig",
-			unset(o->make_cmd) ? "make" : o->make_cmd, q);
+	cmd = xasprintf("%s O=%s %s",
+			unset(o->make_cmd) ? "make" : o->make_cmd, q, target);
 	if (kcmd_run(cmd, &ko, &res) < 0) {
 		snprintf(why, whylen, "cannot run %s: %s", cmd, strerror(errno));
 		goto out;
@@ -865,4 +867,20 @@ out:
 	free(cfg);
 	free(dir);
 	return ret;
+}
+
+int kbuild_normalise(const struct kbuild_opts *o, const char *scratch_dir,
+		     const struct kdotconfig *in, struct kdotconfig *out,
+		     bool *host, char *why, size_t whylen)
+{
+	return scratch_make(o, scratch_dir, "olddefconfig", in, out, host, why,
+			    whylen);
+}
+
+int kbuild_scratch_config(const struct kbuild_opts *o, const char *scratch_dir,
+			  const char *target, struct kdotconfig *out,
+			  bool *host, char *why, size_t whylen)
+{
+	return scratch_make(o, scratch_dir, target, NULL, out, host, why,
+			    whylen);
 }

@@ -78,6 +78,15 @@ int kbuild_normalise(const struct kbuild_opts *o, const char *scratch_dir,
 		     const struct kdotconfig *in, struct kdotconfig *out,
 		     bool *host, char *why, size_t whylen);
 
+/*
+ * "MAKE_CMD O=scratch_dir target" (allnoconfig, defconfig, ...) in
+ * BUILD_DIR, its .config read into out (initialised by the caller); the
+ * rest as kbuild_normalise().
+ */
+int kbuild_scratch_config(const struct kbuild_opts *o, const char *scratch_dir,
+			  const char *target, struct kdotconfig *out,
+			  bool *host, char *why, size_t whylen);
+
 /* Counts and extracts warning lines as ktest.pl does (for the log). */
 bool kbuild_is_warning(const char *line);
 
