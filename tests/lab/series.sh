@@ -26,9 +26,24 @@
 #                     tinyconfig plus the lab fragment (kernel.sh config),
 #                     made once (again when the fragment changes); use it
 #                     as MIN_CONFIG / useconfig:
+#   series.sh badconfig
+#                     prints the path of a bad whole .config for config
+#                     bisecting (bad.config): the config above made again
+#                     at the tip (s32, which has KTEST_LAB_BREAK), plus
+#                     CONFIG_KTEST_LAB_BREAK=y, plus 25 harmless option
+#                     changes (harmless_frag below) that build and boot;
+#                     made once (again when full.config or the list
+#                     changes), with harmless.config (the same without
+#                     KTEST_LAB_BREAK: boots, a START_MIN_CONFIG) and
+#                     bad.config.diff (scripts/diffconfig full -> bad)
+#   series.sh harmlessconfig
+#                     the same, prints the path of harmless.config
 #   series.sh env     prints shell assignments: SERIES_TREE, SERIES_BASE (the
-#                     lab commit), S1..S32, and the roles BUILD_BREAK,
-#                     BUILD_FIX, WARNING, BOOT_BREAK, BOOT_FIX, KCONFIG_BREAK
+#                     lab commit), S1..S32, the roles BUILD_BREAK,
+#                     BUILD_FIX, WARNING, BOOT_BREAK, BOOT_FIX, KCONFIG_BREAK,
+#                     and the config files' paths FULL_CONFIG,
+#                     HARMLESS_CONFIG, BAD_CONFIG (made by the commands
+#                     above, not by env)
 #
 # Environment: KTEST_LAB as kernel.sh.
 set -eu
@@ -178,6 +193,9 @@ cmd_env() {
 	done
 	echo "BUILD_BREAK=\$S8 BUILD_FIX=\$S10 WARNING=\$S13"
 	echo "BOOT_BREAK=\$S18 BOOT_FIX=\$S24 KCONFIG_BREAK=\$S27"
+	echo "FULL_CONFIG=$dir/full.config"
+	echo "HARMLESS_CONFIG=$dir/harmless.config"
+	echo "BAD_CONFIG=$dir/bad.config"
 }
 
 cmd_config() {
@@ -204,10 +222,101 @@ cmd_config() {
 	echo "$full"
 }
 
-[ $# -ge 1 ] || die "usage: series.sh tree | config | env"
+# The harmless changes of bad.config: each survives olddefconfig on the
+# lab's tinyconfig (checked when the configs are made), builds in a few
+# files (no option a widely included header tests: an incremental build
+# stays short) and leaves the box booting. Some are only visible when
+# another one is on (IKCONFIG_PROC and IKCONFIG; the MAGIC_SYSRQ_ chain,
+# whose SERIAL_SEQUENCE needs MAGIC_SYSRQ_SERIAL, which MAGIC_SYSRQ turns
+# on by default); some bring one-sided changes with them (FHANDLE selects
+# EXPORTFS; RD_BZIP2 and RD_LZ4 off drop their DECOMPRESS_ symbols);
+# values of every kind: bool both ways, int, hex and string.
+harmless_frag() {
+	cat <<'EOF'
+CONFIG_IKCONFIG=y
+CONFIG_IKCONFIG_PROC=y
+CONFIG_MAGIC_SYSRQ=y
+CONFIG_MAGIC_SYSRQ_DEFAULT_ENABLE=0x1
+CONFIG_MAGIC_SYSRQ_SERIAL_SEQUENCE="ktest"
+CONFIG_SIGNALFD=y
+CONFIG_SGETMASK_SYSCALL=y
+CONFIG_SYSFS_SYSCALL=y
+CONFIG_FHANDLE=y
+CONFIG_KCMP=y
+CONFIG_PROC_CHILDREN=y
+CONFIG_CRC16=y
+CONFIG_CRC_CCITT=y
+CONFIG_CRC_ITU_T=y
+CONFIG_CRC4=y
+CONFIG_CRC7=y
+CONFIG_CRC8=y
+CONFIG_CRC64=y
+CONFIG_CRC32_SELFTEST=y
+CONFIG_LOG_BUF_SHIFT=16
+CONFIG_DEFAULT_HOSTNAME="ktest-lab"
+CONFIG_BOOT_PRINTK_DELAY=y
+CONFIG_STRIP_ASM_SYMS=y
+# CONFIG_RD_BZIP2 is not set
+# CONFIG_RD_LZ4 is not set
+EOF
+}
+
+# olddefconfig of IN plus FRAG (files) in the tree T at the tip, into OUT;
+# every line of FRAG must be in the result as written
+olddef() {
+	cat "$1" "$2" >"$cfg/.config" &&
+		make -s -C "$t" O="$cfg" olddefconfig >/dev/null 2>&1 ||
+		die "make olddefconfig in $t failed (for $3)"
+	while IFS= read -r l; do
+		grep -qxF "$l" "$cfg/.config" ||
+			die "'$l' does not survive make olddefconfig (for $3)"
+	done <"$2"
+	cp "$cfg/.config" "$3"
+}
+
+cmd_badconfig() {
+	full=$(cmd_config)
+	t=$dir/linux
+	bad=$dir/bad.config
+	harmless=$dir/harmless.config
+	exec 8>"$dir/config.lock"
+	flock 8
+	want=$( (echo "badconfig recipe $recipe"; cat "$full"; harmless_frag) | sha256sum)
+	if [ ! -s "$bad" ] || [ ! -s "$harmless" ] || [ ! -f "$bad.stamp" ] ||
+		[ "$(cat "$bad.stamp")" != "$want" ]; then
+		rm -f "$bad.stamp"
+		cfg=$dir/out-badconfig
+		rm -rf "$cfg"
+		mkdir -p "$cfg"
+		# series.sh tree left the tree at the tip: the good config as
+		# made there has "# CONFIG_KTEST_LAB_BREAK is not set"
+		: >"$cfg/empty"
+		harmless_frag >"$cfg/harmless.frag"
+		echo CONFIG_KTEST_LAB_BREAK=y >"$cfg/break.frag"
+		olddef "$full" "$cfg/empty" "$cfg/good" &&
+		olddef "$cfg/good" "$cfg/harmless.frag" "$cfg/harmless" &&
+		olddef "$cfg/harmless" "$cfg/break.frag" "$cfg/bad" &&
+		"$t/scripts/diffconfig" "$full" "$cfg/bad" >"$cfg/diff" ||
+			die "cannot make $bad"
+		mv "$cfg/harmless" "$harmless"
+		mv "$cfg/diff" "$bad.diff"
+		mv "$cfg/bad" "$bad"
+		echo "$want" >"$bad.stamp"
+		rm -rf "$cfg"
+	fi
+	exec 8>&-
+	case $1 in
+	bad) echo "$bad" ;;
+	*) echo "$harmless" ;;
+	esac
+}
+
+[ $# -ge 1 ] || die "usage: series.sh tree | config | badconfig | harmlessconfig | env"
 case $1 in
 tree) cmd_tree ;;
 config) cmd_config ;;
+badconfig) cmd_badconfig bad ;;
+harmlessconfig) cmd_badconfig harmless ;;
 env) cmd_env ;;
-*) die "unknown command '$1' (tree, config, env)" ;;
+*) die "unknown command '$1' (tree, config, badconfig, harmlessconfig, env)" ;;
 esac
