@@ -310,7 +310,8 @@ void kcb_next(struct kcb *m, struct kcb_step *st)
 		else if (m->phase == P_CHECK_GOOD)
 			set_apply(m, 0, false);
 	}
-	st->suspects = m->phase == P_DONE ? 0 : m->nu;
+	st->suspects = m->phase == P_DONE ? 0 :
+		m->phase == P_SEARCH ? m->hi - m->lo : m->nu;
 	if (m->phase == P_DONE) {
 		st->kind = KCB_FOUND;
 		return;

@@ -62,7 +62,8 @@ struct kcb_step {
 	enum kcb_purpose purpose;
 	const bool *apply;	/* n flags: change k takes the bad value */
 	size_t napply;		/* how many are set */
-	size_t suspects;	/* changes not yet cleared */
+	size_t suspects;	/* where the change searched for is: the
+				 * rest of the suspects while searching */
 	int steps;		/* about how many tests are left after this */
 	const char *why;	/* KCB_FAILED */
 };

@@ -486,9 +486,17 @@ static void test_estimate(void **state)
 	(void)state;
 	uni_init(&u, 100);
 	u.culprit[61] = true;
+	size_t last = 101;
+
 	for (kcb_next(m, &st); st.kind == KCB_TEST; kcb_next(m, &st)) {
-		if (first < 0)
+		if (first < 0) {
 			first = st.steps;
+			assert_int_equal(st.suspects, 100);
+		}
+		/* the suspects narrow with every answer */
+		if (st.purpose == KCB_FOR_SEARCH)
+			assert_true(st.suspects < last);
+		last = st.suspects;
 		asked++;
 		kcb_report(m, judge(&u, st.apply));
 	}
