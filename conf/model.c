@@ -871,6 +871,12 @@ static size_t needed_for(struct kconfig *c, int i, enum kopt_id *out)
 	out[n++] = KOPT_BUILD_DIR;
 	out[n++] = KOPT_OUTPUT_DIR;
 	out[n++] = KOPT_LOCALVERSION;
+	/* ktest.pl found out when the test began ("not defined") */
+	if (!kconfig_get(c, KOPT_TEST_TYPE, i, &rt, NULL) && rt &&
+	    !strcmp(rt, "make_min_config"))
+		out[n++] = KOPT_OUTPUT_MIN_CONFIG;
+	free(rt);
+	rt = NULL;
 	if (l == KLEVEL_BUILD)
 		return n;
 	out[n++] = KOPT_SSH_USER;

@@ -823,6 +823,7 @@ static const struct {
 	{ "make_warnings_file", run_warnings_file },
 	{ "bisect", krun_bisect }, { "patchcheck", krun_patchcheck },
 	{ "config_bisect", krun_config_bisect },
+	{ "make_min_config", krun_min_config },
 };
 
 static int (*runner_of(const char *type))(struct krun *r)

@@ -179,6 +179,7 @@ void krun_print_times(struct krun *r);
 int krun_bisect(struct krun *r);
 int krun_patchcheck(struct krun *r);
 int krun_config_bisect(struct krun *r);
+int krun_min_config(struct krun *r);
 
 /* Sets r->t's verdict and why and prints ktest.pl's banner. */
 int krun_fail(struct krun *r, const char *fmt, ...)

@@ -66,8 +66,8 @@ expect_rc 2 "-D with no name exits 2"
 
 cat > minconf.conf <<EOF2
 MACHINE = box
-BUILD_DIR = /src
-OUTPUT_DIR = /out/\${MACHINE}
+BUILD_DIR = $KTEST_TMP
+OUTPUT_DIR = $KTEST_TMP/minconf-out/\${MACHINE}
 POWER_CYCLE = true
 CONSOLE = cat
 GRUB_MENU = test
@@ -78,9 +78,13 @@ OUTPUT_MIN_CONFIG = /tmp/min
 START_MIN_CONFIG = /tmp/start
 EOF2
 run_ktest minconf.conf
-expect_rc 2 "a run of a type without its runner exits 2"
-check "and says it is not implemented yet" \
-	grep -q 'not implemented yet: TEST_TYPE make_min_config' err
+expect_rc 2 "make_min_config from a START_MIN_CONFIG that is not there exits 2"
+check "and names it" grep -q 'cannot copy /tmp/start' out
+sed -i '/^OUTPUT_MIN_CONFIG/d' minconf.conf
+run_ktest check minconf.conf
+expect_rc 2 "check: make_min_config without OUTPUT_MIN_CONFIG exits 2"
+check "naming the option" \
+	grep -q 'mandatory option OUTPUT_MIN_CONFIG is not set (needed by test 1)' err
 
 run_ktest --dry-run small.conf
 expect_rc 0 "--dry-run exits 0"
