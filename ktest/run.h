@@ -144,6 +144,26 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	      struct kstep_result *res);
 
 /*
+ * krun_step, and a step the lab failed (INFRA) run again, twice at most,
+ * as a new step ("<kind>-retry1", "-retry2"); then the run stops
+ * (r->infra). what names the step in messages. Prints the times after.
+ * Returns 0 with res (not INFRA), or -1.
+ */
+int krun_step_retry(struct krun *r, const struct kstep_opts *o,
+		    const char *what, struct kstep_result *res);
+
+struct kbuild_opts;
+struct kdotconfig;
+/* A make in a scratch O= (olddefconfig, allnoconfig): MAKE_CMD, BUILD_DIR, RUN_TIMEOUT. */
+void krun_scratch_opts(struct krun *r, struct kbuild_opts *b);
+/*
+ * c written as dir/cand-<digest>.config, key set to the digest (the step's
+ * name in the journal). The path (malloc'd), or NULL after printing why.
+ */
+char *krun_save_config(struct krun *r, const char *dir,
+		       const struct kdotconfig *c, char *key, size_t keylen);
+
+/*
  * The box part of a step (run_box.c): install the kernel just built, boot
  * it, run TEST, as level says. Fills res and the phase durations (ms,
  * indexed by enum kphase). Returns 0 when all of it passed.

@@ -24,8 +24,6 @@
 #include "ktest/run.h"
 #include "ktest/vcs.h"
 
-#define MAX_INFRA 3
-
 struct bis {
 	struct krun *r;
 	struct kvcs *v;
@@ -254,34 +252,17 @@ static int test_one(struct bis *s, const struct kb_step *st, enum kb_verdict *m)
 	struct kstep_result res;
 	const char *min = krun_opt(s->r, KOPT_MIN_CONFIG);
 	char *bt = min && *min ? xasprintf("useconfig:%s", min) : xstrdup("oldconfig");
-	int tries = 0;
+	char what[16];
+	int ret;
 
 	o.subject = subject_of(s, st->id);
 	o.build_type = bt;
 	o.force_checkout = true;
 	o.settle_ms = krun_int(s->r, KOPT_BISECT_SLEEP_TIME, 60) * 1000;
-	for (;;) {
-		if (krun_step(s->r, &o, &res)) {
-			free(bt);
-			return -1;
-		}
-		if (res.verdict != KV_INFRA)
-			break;
-		if (++tries >= MAX_INFRA) {
-			krun_print(s->r, "ktest: the lab failed %d times on %.12s: %s\n",
-				   tries, st->id, res.why);
-			s->r->infra = true;
-			free(bt);
-			return -1;
-		}
-		krun_print(s->r, "INFRA trouble (%s); trying %.12s again\n",
-			   res.why, st->id);
-		/* a new attempt: the journal must not replay the failed one */
-		o.kind = tries == 1 ? "bisect-retry1" : "bisect-retry2";
-	}
+	snprintf(what, sizeof(what), "%.12s", st->id);
+	ret = krun_step_retry(s->r, &o, what, &res);
 	free(bt);
-	krun_print_times(s->r);
-	return to_mark(s, &res, m);
+	return ret ? ret : to_mark(s, &res, m);
 }
 
 static void write_log(struct bis *s)

@@ -37,8 +37,6 @@
 #include "ktest/config_bisect.h"
 #include "ktest/run.h"
 
-#define MAX_INFRA 3
-
 struct cbis {
 	struct krun *r;
 	enum kstep_level level;
@@ -62,14 +60,6 @@ static void cbis_free(struct cbis *s)
 	free(s->scratch);
 }
 
-static void build_opts(struct krun *r, struct kbuild_opts *b)
-{
-	memset(b, 0, sizeof(*b));
-	b->make_cmd = krun_opt(r, KOPT_MAKE_CMD);
-	b->build_dir = krun_opt(r, KOPT_BUILD_DIR);
-	b->timeout_ms = krun_int(r, KOPT_RUN_TIMEOUT, 0) * 1000;
-}
-
 /* olddefconfig of in into out (initialised here); -1 after printing why. */
 static int normalise(struct cbis *s, const struct kdotconfig *in,
 		     struct kdotconfig *out)
@@ -78,7 +68,7 @@ static int normalise(struct cbis *s, const struct kdotconfig *in,
 	char why[1024];
 	bool host;
 
-	build_opts(s->r, &b);
+	krun_scratch_opts(s->r, &b);
 	kdotconfig_init(out);
 	if (!kbuild_normalise(&b, s->scratch, in, out, &host, why, sizeof(why)))
 		return 0;
@@ -193,37 +183,6 @@ static void effect(struct cbis *s, const struct kdotconfig *c, bool *eff)
 		eff[k] = kdotconfig_has_value(c, s->ch[k].name, s->ch[k].b);
 }
 
-static uint64_t fnv1a(const char *p)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *p; p++) {
-		h ^= (unsigned char)*p;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
-/* Writes c as work/cand-<digest>.config; the digest names the step. */
-static char *save_candidate(struct cbis *s, const struct kdotconfig *c,
-			    char *key, size_t keylen)
-{
-	char *text = kdotconfig_format(c);
-	char *path;
-
-	snprintf(key, keylen, "%016llx", (unsigned long long)fnv1a(text));
-	free(text);
-	path = xasprintf("%s/cand-%s.config", s->work, key);
-	if (kdotconfig_write(c, path) < 0) {
-		krun_print(s->r, "ktest: cannot write %s: %s\n", path,
-			   strerror(errno));
-		s->r->infra = true;
-		free(path);
-		return NULL;
-	}
-	return path;
-}
-
 /* BISECT_MANUAL: the user's verdict, journalled; -1 at end of input. */
 static int ask(struct cbis *s, const char *key, enum kcb_verdict *v)
 {
@@ -298,32 +257,19 @@ static int test_config(struct cbis *s, const struct kcb_step *st,
 				.level = s->level, .left = (long)st->suspects,
 				.steps_left = st->steps };
 	struct kstep_result res;
-	char *bt = xasprintf("useconfig:%s", path);
-	int tries = 0, ret = -1;
+	char *bt = xasprintf("useconfig:%s", path), *what;
+	int ret;
 
 	o.build_type = bt;
 	o.settle_ms = krun_int(s->r, KOPT_BISECT_SLEEP_TIME, 60) * 1000;
-	for (;;) {
-		if (krun_step(s->r, &o, &res))
-			goto out;
-		if (res.verdict != KV_INFRA)
-			break;
-		if (++tries >= MAX_INFRA) {
-			krun_print(s->r, "ktest: the lab failed %d times on config %s: %s\n",
-				   tries, key, res.why);
-			s->r->infra = true;
-			goto out;
-		}
-		krun_print(s->r, "INFRA trouble (%s); trying config %s again\n",
-			   res.why, key);
-		o.kind = tries == 1 ? "config_bisect-retry1" : "config_bisect-retry2";
-	}
-	krun_print_times(s->r);
-	ret = verdict(s, &res, v);
+	what = xasprintf("config %s", key);
+	ret = krun_step_retry(s->r, &o, what, &res);
+	free(what);
+	free(bt);
+	if (!ret)
+		ret = verdict(s, &res, v);
 	if (!ret && s->manual)
 		ret = ask(s, key, v);
-out:
-	free(bt);
 	return ret;
 }
 
@@ -364,7 +310,7 @@ static int step(struct cbis *s, const struct kcb_step *st)
 		ret = 1;
 		goto out_nc;
 	}
-	path = save_candidate(s, &nc, key, sizeof(key));
+	path = krun_save_config(s->r, s->work, &nc, key, sizeof(key));
 	if (!path || test_config(s, st, path, key, &v))
 		goto out_nc;
 	s->pass++;

@@ -49,7 +49,6 @@
 #include "ktest/min_config.h"
 #include "ktest/run.h"
 
-#define MAX_INFRA 3
 #define NAMES_SHOWN 8
 
 struct mc {
@@ -88,14 +87,6 @@ static void mc_free(struct mc *s)
 	free(s->scratch);
 }
 
-static void build_opts(struct krun *r, struct kbuild_opts *b)
-{
-	memset(b, 0, sizeof(*b));
-	b->make_cmd = krun_opt(r, KOPT_MAKE_CMD);
-	b->build_dir = krun_opt(r, KOPT_BUILD_DIR);
-	b->timeout_ms = krun_int(r, KOPT_RUN_TIMEOUT, 0) * 1000;
-}
-
 /* A make in a scratch O= failed: the host's fault stops the run. */
 static int scratch_failed(struct mc *s, bool host, const char *why)
 {
@@ -105,17 +96,6 @@ static int scratch_failed(struct mc *s, bool host, const char *why)
 		return -1;
 	}
 	return krun_fail(s->r, "%s", why);
-}
-
-static uint64_t fnv1a(const char *p)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *p; p++) {
-		h ^= (unsigned char)*p;
-		h *= 0x100000001b3ull;
-	}
-	return h;
 }
 
 static int copy_config(struct mc *s, const char *from, const char *to)
@@ -377,7 +357,7 @@ static int setup(struct mc *s)
 	krun_mask(r, KOPT_MIN_CONFIG);
 	krun_mask(r, KOPT_ADD_CONFIG);
 
-	build_opts(r, &b);
+	krun_scratch_opts(r, &b);
 	dir = xasprintf("%s/allno", s->work);
 	kdotconfig_init(&allno);
 	krun_print(r, "make allnoconfig (in %s): what it sets is not ours to remove\n",
@@ -500,26 +480,6 @@ static void print_asked(struct mc *s, const struct kmc_step *st)
 	sbuf_free(&b);
 }
 
-/* Writes c as work/cand-<digest>.config; the digest names the step. */
-static char *save_candidate(struct mc *s, const struct kdotconfig *c,
-			    char *key, size_t keylen)
-{
-	char *text = kdotconfig_format(c);
-	char *path;
-
-	snprintf(key, keylen, "%016llx", (unsigned long long)fnv1a(text));
-	free(text);
-	path = xasprintf("%s/cand-%s.config", s->work, key);
-	if (kdotconfig_write(c, path) < 0) {
-		krun_print(s->r, "ktest: cannot write %s: %s\n", path,
-			   strerror(errno));
-		s->r->infra = true;
-		free(path);
-		return NULL;
-	}
-	return path;
-}
-
 /* Builds (boots, tests) a normalised trial; INFRA retried. */
 static int test_config(struct mc *s, const struct kmc_step *st,
 		       const char *path, const char *key, enum kmc_verdict *v)
@@ -528,33 +488,19 @@ static int test_config(struct mc *s, const struct kmc_step *st,
 				.level = s->level, .left = (long)st->pending,
 				.steps_left = st->steps };
 	struct kstep_result res;
-	char *bt = xasprintf("useconfig:%s", path);
-	int tries = 0, ret = -1;
+	char *bt = xasprintf("useconfig:%s", path), *what;
+	int ret;
 
 	o.build_type = bt;
 	o.settle_ms = krun_int(s->r, KOPT_SLEEP_TIME, 60) * 1000;
-	for (;;) {
-		if (krun_step(s->r, &o, &res))
-			goto out;
-		if (res.verdict != KV_INFRA)
-			break;
-		if (++tries >= MAX_INFRA) {
-			krun_print(s->r, "ktest: the lab failed %d times on config %s: %s\n",
-				   tries, key, res.why);
-			s->r->infra = true;
-			goto out;
-		}
-		krun_print(s->r, "INFRA trouble (%s); trying config %s again\n",
-			   res.why, key);
-		o.kind = tries == 1 ? "min_config-retry1" : "min_config-retry2";
-	}
-	krun_print_times(s->r);
-	/* a build, boot or test failure: something it lacks is needed */
-	*v = res.verdict == KV_GOOD ? KMC_GOOD :
-		res.verdict == KV_SKIP ? KMC_SKIP : KMC_BAD;
-	ret = 0;
-out:
+	what = xasprintf("config %s", key);
+	ret = krun_step_retry(s->r, &o, what, &res);
+	free(what);
 	free(bt);
+	/* a build, boot or test failure: something it lacks is needed */
+	if (!ret)
+		*v = res.verdict == KV_GOOD ? KMC_GOOD :
+			res.verdict == KV_SKIP ? KMC_SKIP : KMC_BAD;
 	return ret;
 }
 
@@ -586,7 +532,7 @@ static int step(struct mc *s, const struct kmc_step *st)
 
 	print_asked(s, st);
 	trial(s, st->off, &c);
-	build_opts(s->r, &b);
+	krun_scratch_opts(s->r, &b);
 	kdotconfig_init(&nc);
 	if (kbuild_normalise(&b, s->scratch, &c, &nc, &host, why, sizeof(why))) {
 		ret = scratch_failed(s, host, why);
@@ -601,7 +547,7 @@ static int step(struct mc *s, const struct kmc_step *st)
 		ret = record(s) ? -1 : 1;
 		goto out;
 	}
-	path = save_candidate(s, &nc, key, sizeof(key));
+	path = krun_save_config(s->r, s->work, &nc, key, sizeof(key));
 	if (!path || test_config(s, st, path, key, &v))
 		goto out;
 	s->pass++;

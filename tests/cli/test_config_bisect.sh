@@ -20,6 +20,7 @@ O ?= .
 C := $(O)/.config
 all:
 	@echo build >> $(CURDIR)/../builds
+	@if [ -e $(CURDIR)/../infra-once ]; then rm $(CURDIR)/../infra-once; echo 'init/main.o: No space left on device'; exit 1; fi
 	@echo '  CC      init/main.o'
 	@if sh $(CURDIR)/bad.sh $(C); then echo 'init/main.c:1:1: error: bad config'; exit 1; fi
 	@mkdir -p $(O)/arch/x86/boot && cp $(C) $(O)/arch/x86/boot/bzImage
@@ -164,6 +165,18 @@ total=$(builds)
 rm -f builds
 check "the rerun built only what was left (total $total)" \
 	test "$(grep -c 'state=done' state-kill/journal)" -eq "$total"
+
+# ---- the lab fails once: run again, never a verdict ----
+echo "CONFIG_H11=y" >"$src/culprits"
+conf infra "CONFIG_BISECT_GOOD = $KTEST_TMP/good.config" >infra.conf
+touch infra-once
+run_ktest infra.conf
+expect_rc 0 "a build the host failed once (disk full) is retried"
+check "saying so" grep -q 'INFRA trouble (build could not run' out
+check "the retry is its own step in the journal" grep -q 'key=config_bisect-retry1:' state-infra/journal
+check "and the answer is the same" grep -qx ' H11 n -> y' out
+check "the failed attempt is INFRA in the report, not BAD" \
+	jqe '[.tests[0].steps[] | select(.verdict == "INFRA")] | length == 1' state-infra/report.json
 
 # ---- CONFIG_BISECT_CHECK ----
 conf chk "CONFIG_BISECT_GOOD = $KTEST_TMP/good.config" "CONFIG_BISECT_CHECK = 1" >chk.conf
