@@ -82,8 +82,15 @@ static const char *var_value(const struct kmail_vars *v, const char *name,
 	return NULL;
 }
 
+/*
+ * A value is one shell word whatever the template puts around it: the
+ * template's quoting is followed (outside quotes, in '...' and in "...")
+ * so that a quote, $(...) or `...` in a value (a commit subject in
+ * $MESSAGE) stays text.
+ */
 char *kmail_expand(const char *tmpl, const struct kmail_vars *v)
 {
+	enum { BARE, SQ, DQ } in = BARE;
 	struct sbuf b;
 	const char *p = tmpl;
 
@@ -94,6 +101,15 @@ char *kmail_expand(const char *tmpl, const struct kmail_vars *v)
 		size_t n;
 
 		if (*p != '$') {
+			if (*p == '\\' && in != SQ && p[1]) {
+				sbuf_addn(&b, p, 2);
+				p += 2;
+				continue;
+			}
+			if (*p == '\'' && in != DQ)
+				in = in == SQ ? BARE : SQ;
+			else if (*p == '"' && in != SQ)
+				in = in == DQ ? BARE : DQ;
 			sbuf_addc(&b, *p++);
 			continue;
 		}
@@ -107,13 +123,29 @@ char *kmail_expand(const char *tmpl, const struct kmail_vars *v)
 			continue;
 		}
 		/* '$SUBJECT': the quotes go, the quoted value stands alone */
-		quoted = b.len && b.buf[b.len - 1] == '\'' && name[n] == '\'';
-		if (quoted)
+		quoted = in == SQ && b.len && b.buf[b.len - 1] == '\'' &&
+			 name[n] == '\'';
+		if (quoted) {
 			b.buf[--b.len] = '\0';
-		if (val && *val) {
+			in = BARE;
+		}
+		if (in == SQ) {
+			/* inside '...': only a quote needs care */
+			for (const char *c = val ? val : ""; *c; c++) {
+				if (*c == '\'')
+					sbuf_adds(&b, "'\\''");
+				else
+					sbuf_addc(&b, *c);
+			}
+		} else if (val && *val) {
 			char *q = kcmd_quote(val);
 
+			/* inside "...": close, the quoted word, reopen */
+			if (in == DQ)
+				sbuf_addc(&b, '"');
 			sbuf_adds(&b, q);
+			if (in == DQ)
+				sbuf_addc(&b, '"');
 			free(q);
 		} else if (quoted) {
 			sbuf_adds(&b, "''");

@@ -58,6 +58,15 @@ static const struct expand_case cases[] = {
 	  "mail -s 'KTEST: Your [boot] test was started' dev@example.com" },
 	/* a quote and a $ in a value stay literal */
 	{ "echo $MESSAGE", "echo 'it'\\''s $HOME'" },
+	/* in "...": the double quotes close round the quoted value, so a
+	 * $(...) or `...` in it is not run */
+	{ "mail -m \"$MESSAGE\" to", "mail -m \"\"'it'\\''s $HOME'\"\" to" },
+	{ "echo \"a \\\"$MESSAGE\\\"\"",
+	  "echo \"a \\\"\"'it'\\''s $HOME'\"\\\"\"" },
+	/* in '...' with more text: only its quote is escaped */
+	{ "echo 'msg: $MESSAGE.'", "echo 'msg: it'\\''s $HOME.'" },
+	/* an escaped quote outside quotes opens nothing */
+	{ "echo \\'$MESSAGE", "echo \\''it'\\''s $HOME'" },
 	/* unknown names, and names that only start like a known one */
 	{ "$HOME $MAILERS $MAIL $", "$HOME $MAILERS $MAIL $" },
 	{ "x$MAILER.y", "xsendmail.y" },
