@@ -382,7 +382,7 @@ static int setup(struct kbuild *b)
 	char *q;
 
 	if (o->log) {
-		b->log = fopen(o->log, "we");
+		b->log = kcmd_fopen_private(o->log, "w");
 		if (!b->log)
 			return fail(b, KBUILD_ERROR, "cannot create the build log %s: %s",
 				    o->log, strerror(errno));

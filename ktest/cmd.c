@@ -548,7 +548,7 @@ char *kcmd_quote(const char *s)
 	return sbuf_detach(&b);
 }
 
-int kcmd_mkdirs(const char *dir)
+static int mkdirs_mode(const char *dir, mode_t mode)
 {
 	char *p = xstrdup(dir), *s = p;
 	int ret = 0;
@@ -557,11 +557,53 @@ int kcmd_mkdirs(const char *dir)
 		s = strchr(s + 1, '/');
 		if (s)
 			*s = '\0';
-		if (*p && mkdir(p, 0755) < 0 && errno != EEXIST)
+		if (*p && mkdir(p, mode) < 0 && errno != EEXIST)
 			ret = -1;
 		if (s)
 			*s = '/';
 	} while (s && !ret);
 	free(p);
 	return ret;
+}
+
+int kcmd_mkdirs(const char *dir)
+{
+	return mkdirs_mode(dir, 0755);
+}
+
+int kcmd_mkdirs_private(const char *dir)
+{
+	return mkdirs_mode(dir, 0700);
+}
+
+int kcmd_open_private(const char *path, int flags)
+{
+	struct stat st;
+	int fd = open(path, flags | O_CLOEXEC, 0600);
+
+	/* created before (by us, an older ktest, a umask of 022): fix it */
+	if (fd >= 0 && !fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    st.st_uid == geteuid() && (st.st_mode & 077))
+		(void)fchmod(fd, st.st_mode & 0700);
+	return fd;
+}
+
+FILE *kcmd_fopen_private(const char *path, const char *mode)
+{
+	int flags = O_WRONLY | O_CREAT;
+	FILE *f;
+	int fd;
+
+	flags |= mode[0] == 'a' ? O_APPEND : O_TRUNC;
+	fd = kcmd_open_private(path, flags);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, mode[0] == 'a' ? "a" : "w");
+	if (!f) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+	}
+	return f;
 }

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* Called for every output line (stdout and stderr merged, no '\n'). */
@@ -56,6 +57,22 @@ char *kcmd_subst(const char *cmd, const char *const *names,
 
 /* mkdir -p dir (mode 0755): 0, or -1 with errno. */
 int kcmd_mkdirs(const char *dir);
+
+/*
+ * mkdir -p dir, the directories it creates 0700 whatever the umask (the
+ * state directory, TMP_DIR, STORE_FAILURES): 0, or -1 with errno.
+ */
+int kcmd_mkdirs_private(const char *dir);
+
+/*
+ * fopen(path, mode) ("w", "a"; "e" is implied) for a file only its owner
+ * may read: created 0600 whatever the umask, and an existing file of ours
+ * that others could read loses their bits. Logs, journal, report.
+ */
+FILE *kcmd_fopen_private(const char *path, const char *mode);
+
+/* open(path, flags | O_CLOEXEC, 0600), made private as above. */
+int kcmd_open_private(const char *path, int flags);
 
 /* Quotes s for /bin/sh (single quotes), for values that come from git. */
 char *kcmd_quote(const char *s);

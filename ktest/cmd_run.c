@@ -278,7 +278,7 @@ static void store_files(struct krun *r, enum kopt_id id, const char *what)
 	dest = xasprintf("%s/%s-%s-%s-%s-%s", dir, machine ? machine : "box",
 			 krun_opt(r, KOPT_TEST_TYPE), bt ? bt : "", what, stamp);
 	cfg = xasprintf("%s/.config", out ? out : ".");
-	if (kcmd_mkdirs(dest)) {
+	if (kcmd_mkdirs_private(dest)) {
 		krun_print(r, "ktest: cannot create %s (%s): %s\n", dest,
 			   kconfig_opt_name(r->c, id), strerror(errno));
 		goto out;
@@ -343,7 +343,7 @@ static void send_mail(struct krun *r, const char *subject,
 	mail_opts(r, &o);
 	if (!o.mailto || !*o.mailto)
 		return;
-	if (o.tmp_dir && *o.tmp_dir && kcmd_mkdirs(o.tmp_dir))
+	if (o.tmp_dir && *o.tmp_dir && kcmd_mkdirs_private(o.tmp_dir))
 		krun_print(r, "ktest: cannot create TMP_DIR %s: %s\n", o.tmp_dir,
 			   strerror(errno));
 	krun_log(r, "Mailing %s: %s\n", o.mailto, subject);
@@ -403,7 +403,7 @@ static char *stage_log(struct krun *r)
 		       krun_int(r, KOPT_MAIL_MAX_SIZE, 0), &off, &len);
 	path = xasprintf("%s/log", tmp && *tmp ? tmp : "/tmp");
 	in = fopen(r->log_path, "r");
-	out = fopen(path, "w");
+	out = kcmd_fopen_private(path, "w");
 	if (!in || !out || fseek(in, off, SEEK_SET)) {
 		krun_print(r, "ktest: cannot stage the log for mail in %s\n", path);
 		if (in)
@@ -602,7 +602,7 @@ static int open_log(struct krun *r)
 	if (slash && slash != dir) {
 		*slash = '\0';
 		if (access(dir, F_OK)) {
-			if (kcmd_mkdirs(dir)) {
+			if (kcmd_mkdirs_private(dir)) {
 				fprintf(stderr, "ktest: cannot create the log directory %s (LOG_FILE): %s\n",
 					dir, strerror(errno));
 				free(dir);
@@ -614,7 +614,7 @@ static int open_log(struct krun *r)
 	}
 	free(dir);
 	r->i = -1;
-	r->log = fopen(path, krun_bool(r, KOPT_CLEAR_LOG) ? "w" : "a");
+	r->log = kcmd_fopen_private(path, krun_bool(r, KOPT_CLEAR_LOG) ? "w" : "a");
 	if (!r->log) {
 		fprintf(stderr, "ktest: cannot open LOG_FILE %s: %s\n", path,
 			strerror(errno));
@@ -678,7 +678,8 @@ static char *per_test_file(struct krun *r, const char *what)
 
 static int mkdir_p(struct krun *r, const char *dir, enum kopt_id id)
 {
-	if (kcmd_mkdirs(dir)) {
+	/* TMP_DIR holds the logs: only its owner may read them */
+	if (id == KOPT_TMP_DIR ? kcmd_mkdirs_private(dir) : kcmd_mkdirs(dir)) {
 		krun_print(r, "ktest: cannot create %s (%s): %s\n", dir,
 			   kconfig_opt_name(r->c, id), strerror(errno));
 		return -1;

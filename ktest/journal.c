@@ -209,13 +209,13 @@ int kjournal_open(struct kjournal *j, const char *dir, char *err,
 {
 	memset(j, 0, sizeof(*j));
 	j->fd = -1;
-	if (kcmd_mkdirs(dir)) {
+	if (kcmd_mkdirs_private(dir)) {
 		snprintf(err, errlen, "cannot create the state directory %s: %s",
 			 dir, strerror(errno));
 		return -1;
 	}
 	j->path = xasprintf("%s/journal", dir);
-	j->fd = open(j->path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	j->fd = kcmd_open_private(j->path, O_RDWR | O_CREAT);
 	if (j->fd < 0) {
 		snprintf(err, errlen, "cannot open the journal %s: %s",
 			 j->path, strerror(errno));

@@ -208,7 +208,7 @@ int kmail_check(const struct kmail_opts *o, char **path, char *why,
 static int write_header(const char *path, const char *mailto,
 			const char *subject, const char *message)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = kcmd_fopen_private(path, "w");
 	int ret;
 
 	if (!f)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "conf/strmap.h"
+#include "ktest/cmd.h"
 #include "report.h"
 
 static const char *const verdict_names[] = {
@@ -397,7 +398,7 @@ int kresults_write(const struct kresults *r, const char *path)
 
 	sbuf_init(&b);
 	report_json(&b, r);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = kcmd_open_private(tmp, O_WRONLY | O_CREAT | O_TRUNC);
 	if (fd < 0)
 		goto out;
 	while (off < b.len) {

@@ -21,6 +21,7 @@
 
 #include "conf/strmap.h"
 #include "ktest/bisect.h"
+#include "ktest/cmd.h"
 #include "ktest/run.h"
 #include "ktest/vcs.h"
 
@@ -273,7 +274,7 @@ static void write_log(struct bis *s)
 	const char *const files[] = { path, copy };
 
 	for (int k = 0; k < 2; k++) {
-		FILE *f = fopen(files[k], "w");
+		FILE *f = kcmd_fopen_private(files[k], "w");
 
 		if (!f || kbisect_write_log(s->b, (const char *const *)s->paths,
 					    s->npaths, f, subject_of, s) ||

@@ -424,7 +424,7 @@ static int boot(struct krun *r, struct krun_lab *l, const char *release,
 	}
 	if (l->dmesg)
 		fclose(l->dmesg);
-	l->dmesg = fopen(r->dmesg, "w");
+	l->dmesg = kcmd_fopen_private(r->dmesg, "w");
 	sbuf_reset(&l->pending);	/* the old kernel's lines are not this boot's */
 	krun_print(r, "Booting %s%s\n", release, l->qemu ? " on the qemu box" : "");
 	if (power_up(r, l, res))
@@ -508,7 +508,7 @@ static int run_test_cmd(struct krun *r, struct krun_lab *l,
 	t.o.ctx = &t;
 	t.o.stdin_null = true;
 	t.o.timeout_ms = secs_ms(r, KOPT_STOP_TEST_AFTER, 0);
-	t.log = fopen(r->testlog, "w");
+	t.log = kcmd_fopen_private(r->testlog, "w");
 	fill_monitor(r, &mc, release, true);
 	m = kmonitor_new(&mc, kclock_ms(), why, sizeof(why));
 	krun_print(r, "Running TEST: %s\n", t.cmd);

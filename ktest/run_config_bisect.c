@@ -434,7 +434,7 @@ static int setup(struct cbis *s)
 	s->manual = krun_bool(r, KOPT_BISECT_MANUAL);
 	s->work = xasprintf("%s/config-bisect-%d", r->state_dir, r->i);
 	s->scratch = xasprintf("%s/o", s->work);
-	if (kcmd_mkdirs(s->scratch) < 0) {
+	if (kcmd_mkdirs_private(s->scratch) < 0) {
 		krun_print(r, "ktest: cannot make %s: %s\n", s->scratch,
 			   strerror(errno));
 		return -1;

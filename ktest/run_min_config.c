@@ -344,7 +344,7 @@ static int setup(struct mc *s)
 		s->ignore_path = NULL;
 	s->work = xasprintf("%s/min-config-%d", r->state_dir, r->i);
 	s->scratch = xasprintf("%s/o", s->work);
-	if (kcmd_mkdirs(s->scratch) < 0) {
+	if (kcmd_mkdirs_private(s->scratch) < 0) {
 		krun_print(r, "ktest: cannot make %s: %s\n", s->scratch,
 			   strerror(errno));
 		return -1;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -480,6 +481,58 @@ static void test_quote(void **state)
 	}
 }
 
+/* Private files and directories, whatever the umask. */
+static void test_private(void **state)
+{
+	char dir[] = "/tmp/ktest-private.XXXXXX", *sub, *file;
+	struct stat st;
+	mode_t old = umask(022);
+	FILE *f;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	sub = xasprintf("%s/a/b", dir);
+	assert_int_equal(kcmd_mkdirs_private(sub), 0);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	free(sub);
+	sub = xasprintf("%s/a", dir);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	file = xasprintf("%s/log", sub);
+	f = kcmd_fopen_private(file, "w");
+	assert_non_null(f);
+	fputs("one\n", f);
+	fclose(f);
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	/* an existing file others could read loses their bits; "a" appends */
+	assert_int_equal(chmod(file, 0644), 0);
+	f = kcmd_fopen_private(file, "a");
+	assert_non_null(f);
+	fputs("two\n", f);
+	fclose(f);
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_size, 8);
+	assert_int_equal(chmod(file, 0640), 0);
+	fd = kcmd_open_private(file, O_RDWR);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	umask(old);
+	unlink(file);
+	free(file);
+	file = xasprintf("%s/b", sub);
+	rmdir(file);
+	rmdir(sub);
+	rmdir(dir);
+	free(file);
+	free(sub);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_runv),
 		cmocka_unit_test(test_subst),
 		cmocka_unit_test(test_quote),
+		cmocka_unit_test(test_private),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
