@@ -176,7 +176,12 @@ static void say(struct kbuild *b, const char *fmt, ...)
 	if (n < 0)
 		return;
 	b->frame = true;
-	on_line(b, s, (size_t)n);
+	{
+		char *r = kcmd_redact(s);	/* the hooks it names */
+
+		on_line(b, r, strlen(r));
+		free(r);
+	}
 	b->frame = false;
 	free(s);
 }

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -546,6 +547,116 @@ char *kcmd_quote(const char *s)
 	}
 	sbuf_addc(&b, '\'');
 	return sbuf_detach(&b);
+}
+
+/* ---- secrets in command lines ---- */
+
+/* the end of the value at s: a quoted string, or up to a blank or ;|& */
+static const char *value_end(const char *s)
+{
+	if (*s == '\'' || *s == '"') {
+		const char *e = strchr(s + 1, *s);
+
+		return e ? e + 1 : s + strlen(s);
+	}
+	return s + strcspn(s, " \t\n;|&'\"");
+}
+
+static bool secret_name(const char *s, size_t n)
+{
+	static const char *const words[] = { "pass", "secret", "token" };
+
+	for (size_t k = 0; k < sizeof(words) / sizeof(*words); k++) {
+		size_t w = strlen(words[k]);
+
+		for (size_t i = 0; i + w <= n; i++)
+			if (!strncasecmp(s + i, words[k], w))
+				return true;
+	}
+	return false;
+}
+
+/*
+ * At a word's start: the length of what precedes a secret value ("-P ",
+ * "--password=", "IPMI_PASSWORD=", "sshpass -p "), or 0.
+ */
+static size_t secret_prefix(const char *s)
+{
+	static const char *const flags[] = {
+		"-P", "--password", "--passwd", "--pass", "--token",
+		"--secret", "sshpass -p",
+	};
+	size_t n;
+
+	for (size_t k = 0; k < sizeof(flags) / sizeof(*flags); k++) {
+		n = strlen(flags[k]);
+		if (strncmp(s, flags[k], n))
+			continue;
+		if (s[n] == '=')
+			return n + 1;
+		if (s[n] == ' ' || s[n] == '\t') {
+			while (s[n] == ' ' || s[n] == '\t')
+				n++;
+			return s[n] ? n : 0;
+		}
+	}
+	n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		   "0123456789_-.");
+	if (n && s[n] == '=' && secret_name(s, n))
+		return n + 1;
+	return 0;
+}
+
+char *kcmd_redact(const char *s)
+{
+	struct sbuf b;
+	const char *p = s;
+	bool word_start = true;
+
+	sbuf_init(&b);
+	while (*p) {
+		size_t n;
+
+		if (word_start && (n = secret_prefix(p))) {
+			const char *e = value_end(p + n);
+
+			sbuf_addn(&b, p, n);
+			if (p[n] == '\'' || p[n] == '"')
+				sbuf_addf(&b, "%c***%c", p[n], p[n]);
+			else
+				sbuf_adds(&b, "***");
+			p = e;
+			word_start = false;
+			continue;
+		}
+		if (!strncmp(p, "://", 3)) {
+			const char *u = p + 3, *pw, *at;
+
+			n = strcspn(u, ":/@ \t\n'\"");
+			pw = u + n + 1;
+			at = pw + strcspn(pw, "@/ \t\n'\"");
+			if (u[n] == ':' && *at == '@' && at > pw) {
+				sbuf_addn(&b, p, (size_t)(pw - p));
+				sbuf_adds(&b, "***");
+				p = at;
+				word_start = false;
+				continue;
+			}
+		}
+		word_start = strchr(" \t\n;|&(?'\"", *p) != NULL;
+		sbuf_addc(&b, *p++);
+	}
+	if (!b.buf)
+		return xstrdup("");
+	return sbuf_detach(&b);
+}
+
+void kcmd_redact_buf(char *buf, size_t len)
+{
+	char *r = kcmd_redact(buf);
+
+	snprintf(buf, len, "%s", r);
+	free(r);
 }
 
 static int mkdirs_mode(const char *dir, mode_t mode)

@@ -77,4 +77,17 @@ int kcmd_open_private(const char *path, int flags);
 /* Quotes s for /bin/sh (single quotes), for values that come from git. */
 char *kcmd_quote(const char *s);
 
+/*
+ * s with the secrets a command line may carry masked as "***", for what
+ * ktest writes down (LOG_FILE, stdout, journal, report, mail): the password
+ * of a URL (scheme://user:PASS@), the value after -P, --password, --passwd,
+ * --pass, --token or --secret (as a next word or after '='), after
+ * "sshpass -p", and of NAME=VALUE when NAME holds PASS, SECRET or TOKEN
+ * (any case). Returns a malloc'd string.
+ */
+char *kcmd_redact(const char *s);
+
+/* kcmd_redact into buf itself (cut to len if the mask is longer). */
+void kcmd_redact_buf(char *buf, size_t len);
+
 #endif

@@ -47,31 +47,51 @@ bool krun_interrupted(struct krun *r)
 
 /* ---- output ---- */
 
+/* fmt formatted, with the secrets of command lines masked (kcmd_redact) */
+static char *redacted(const char *fmt, va_list ap)
+{
+	char *s, *r;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return NULL;
+	r = kcmd_redact(s);
+	free(s);
+	return r;
+}
+
 void krun_print(struct krun *r, const char *fmt, ...)
 {
 	va_list ap;
+	char *s;
 
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	s = redacted(fmt, ap);
 	va_end(ap);
+	if (!s)
+		return;
+	fputs(s, stdout);
 	fflush(stdout);
 	if (r->log) {
-		va_start(ap, fmt);
-		vfprintf(r->log, fmt, ap);
-		va_end(ap);
+		fputs(s, r->log);
 		fflush(r->log);
 	}
+	free(s);
 }
 
 void krun_log(struct krun *r, const char *fmt, ...)
 {
 	va_list ap;
+	char *s;
 
 	if (!r->log)
 		return;
 	va_start(ap, fmt);
-	vfprintf(r->log, fmt, ap);
+	s = redacted(fmt, ap);
 	va_end(ap);
+	if (!s)
+		return;
+	fputs(s, r->log);
+	free(s);
 }
 
 /* ---- options of the current test ---- */
@@ -338,7 +358,7 @@ static void send_mail(struct krun *r, const char *subject,
 		      const char *message, const char *body_file)
 {
 	struct kmail_opts o;
-	char why[1024];
+	char why[1024], *subj, *msg;
 
 	mail_opts(r, &o);
 	if (!o.mailto || !*o.mailto)
@@ -347,8 +367,13 @@ static void send_mail(struct krun *r, const char *subject,
 		krun_print(r, "ktest: cannot create TMP_DIR %s: %s\n", o.tmp_dir,
 			   strerror(errno));
 	krun_log(r, "Mailing %s: %s\n", o.mailto, subject);
-	if (kmail_send(&o, subject, message, body_file, why, sizeof(why)))
+	/* the mail leaves the machine: no secret of a command line in it */
+	subj = kcmd_redact(subject);
+	msg = kcmd_redact(message);
+	if (kmail_send(&o, subj, msg, body_file, why, sizeof(why)))
 		krun_print(r, "ktest: no mail sent: %s\n", why);
+	free(subj);
+	free(msg);
 }
 
 /* ktest.pl's get_test_name: TEST_NAME:TEST_TYPE, or TEST_TYPE */
@@ -438,6 +463,7 @@ int krun_fail(struct krun *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	kcmd_redact_buf(why, sizeof(why));	/* to the report and the mail */
 	r->failures++;
 	r->t->verdict = KV_BAD;
 	kresults_set(&r->t->why, why);

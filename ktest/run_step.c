@@ -412,6 +412,9 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 		res->why[0] = '\0';
 	r->steps_done++;
 	r->steps_ms += kclock_ms() - t0;
+	/* a failed POWER_CYCLE's why names it: no secret in the record */
+	kcmd_redact_buf(res->why, sizeof(res->why));
+	kcmd_redact_buf(res->title, sizeof(res->title));
 	to_report(r, o, res, ms);
 	return journal_step(r, key, "done", res, ms);
 }

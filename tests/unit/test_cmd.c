@@ -533,6 +533,40 @@ static void test_private(void **state)
 	free(sub);
 }
 
+/* Secrets masked in what ktest writes down; the rest as written. */
+static void test_redact(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "ipmitool -H bmc -U admin -P hunter2 power cycle",
+		  "ipmitool -H bmc -U admin -P *** power cycle" },
+		{ "curl -s http://admin:hunter2@pdu/outlet?1=CCL",
+		  "curl -s http://admin:***@pdu/outlet?1=CCL" },
+		{ "curl https://pdu.lab/x?token=abc&port=3",
+		  "curl https://pdu.lab/x?token=***&port=3" },
+		{ "IPMI_PASSWORD=hunter2 ipmitool -E; x --password='a b' y",
+		  "IPMI_PASSWORD=*** ipmitool -E; x --password='***' y" },
+		{ "sshpass -p hunter2 ssh root@box", "sshpass -p *** ssh root@box" },
+		{ "pdu --token \"s e c\" --port 3", "pdu --token \"***\" --port 3" },
+		/* nothing secret: unchanged */
+		{ "make -j8 O=/tmp/out bzImage", "make -j8 O=/tmp/out bzImage" },
+		{ "ssh root@box reboot; echo http://host/p", "ssh root@box reboot; echo http://host/p" },
+		{ "echo passed -P", "echo passed -P" },
+		{ "", "" },
+	};
+	char buf[16];
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(*cases); k++) {
+		char *got = kcmd_redact(cases[k][0]);
+
+		assert_string_equal(got, cases[k][1]);
+		free(got);
+	}
+	snprintf(buf, sizeof(buf), "-P x y");
+	kcmd_redact_buf(buf, sizeof(buf));
+	assert_string_equal(buf, "-P *** y");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -555,6 +589,7 @@ int main(void)
 		cmocka_unit_test(test_subst),
 		cmocka_unit_test(test_quote),
 		cmocka_unit_test(test_private),
+		cmocka_unit_test(test_redact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
