@@ -1729,8 +1729,10 @@ static int replay_start(struct replay_ctx *c, const char *args)
 	bool revs = false;
 	int ret = -1;
 
-	if (dequote(c, args, &argv, &argc))
+	if (dequote(c, args, &argv, &argc)) {
+		free_argv(argv, argc);
 		return -1;
+	}
 	replay_clear(r);
 	free(c->term_good);
 	free(c->term_bad);

@@ -2047,6 +2047,14 @@ static void test_log_parse_errors(void **state)
 		{ "git bisect old x\ngit bisect good y\n",
 		  "line 2: Invalid command: you're currently in a new/old bisect" },
 		{ "git bisect start 'a\n", "line 1: unterminated quote" },
+		/*
+		 * words before the unterminated one were leaked (found by
+		 * tests/fuzz/fuzz_bisect_log; make SAN=1 check sees the leak)
+		 */
+		{ "# bad: [267f1cd71ebd0c1e0a8b29d3f0ec6a6134b530ac] step 12\n"
+		  "git bisect start 'HEAD' 'HEAD~10\n"
+		  " oogd'#: [b199fd2d3170b58a6608b2e94b6345aa2646a4a3] step 7\n",
+		  "line 2: unterminated quote" },
 		{ "git bisect start --frob a\n",
 		  "line 1: unrecognized option: '--frob'" },
 		{ "git bisect start --term-good\n",
