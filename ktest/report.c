@@ -136,6 +136,38 @@ void kresults_finish(struct kresults *r)
 
 /* ---- JSON ---- */
 
+/*
+ * The length of the UTF-8 character at p (shortest form, no surrogates,
+ * at most U+10FFFF), or 0 when p holds no valid one.
+ */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned int cp, min;
+	size_t n;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2, cp = p[0] & 0x1f, min = 0x80;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, cp = p[0] & 0x0f, min = 0x800;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, cp = p[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string, or null. JSON is UTF-8: a byte that starts no valid
+ * UTF-8 character (a console's line noise, a Latin-1 commit subject)
+ * becomes U+FFFD.
+ */
 static void jstr(struct sbuf *b, const char *s)
 {
 	if (!s) {
@@ -144,7 +176,16 @@ static void jstr(struct sbuf *b, const char *s)
 	}
 	sbuf_addc(b, '"');
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\') {
+		if (*p >= 0x80) {
+			size_t n = utf8_len(p);
+
+			if (!n) {
+				sbuf_adds(b, "\\ufffd");
+				continue;
+			}
+			sbuf_addn(b, (const char *)p, n);
+			p += n - 1;
+		} else if (*p == '"' || *p == '\\') {
 			sbuf_addc(b, '\\');
 			sbuf_addc(b, *p);
 		} else if (*p == '\n') {
@@ -267,6 +308,15 @@ static const char *kcidb_status(enum kverdict v)
 	}
 }
 
+/* "ktest:<commit>" as a JSON string */
+static void jid(struct sbuf *b, const char *commit)
+{
+	char *id = xasprintf("ktest:%s", commit);
+
+	jstr(b, id);
+	free(id);
+}
+
 static bool phase_failed(const struct kstep_report *s, const char *phase)
 {
 	return s->failed_phase && !strcmp(s->failed_phase, phase);
@@ -279,13 +329,7 @@ static void kcidb_build(struct sbuf *b, const struct ktest_report *t,
 	*first = false;
 	sbuf_addf(b, "{\"id\": \"ktest:%d.%d\", \"origin\": \"ktest\", "
 		  "\"checkout_id\": ", t->index, s->n);
-	if (s->commit) {
-		sbuf_adds(b, "\"ktest:");
-		sbuf_adds(b, s->commit);
-		sbuf_adds(b, "\"");
-	} else {
-		sbuf_adds(b, "\"ktest:none\"");
-	}
+	jid(b, s->commit ? s->commit : "none");
 	sbuf_adds(b, ", \"config_url\": ");
 	jstr(b, s->config);
 	sbuf_adds(b, ", \"valid\": ");
@@ -338,9 +382,11 @@ static void kcidb_json(struct sbuf *b, const struct kresults *r)
 			strmap_put(&seen, s->commit, NULL);
 			sbuf_adds(b, first ? "\n      " : ",\n      ");
 			first = false;
-			sbuf_addf(b, "{\"id\": \"ktest:%s\", \"origin\": \"ktest\", "
-				  "\"git_commit_hash\": \"%s\", \"patchset_hash\": \"\"}",
-				  s->commit, s->commit);
+			sbuf_adds(b, "{\"id\": ");
+			jid(b, s->commit);
+			sbuf_adds(b, ", \"origin\": \"ktest\", \"git_commit_hash\": ");
+			jstr(b, s->commit);
+			sbuf_adds(b, ", \"patchset_hash\": \"\"}");
 		}
 	}
 	strmap_free(&seen, NULL);

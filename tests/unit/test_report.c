@@ -145,6 +145,52 @@ static void test_report(void **state)
 	free(tmp);
 }
 
+/*
+ * Found by tests/fuzz/fuzz_report (corpus: regress-invalid-utf8.bin): bytes
+ * that are no UTF-8 went into the JSON as they were, and a commit went into
+ * the KCIDB ids unescaped. Both made a file no JSON reader takes.
+ */
+static void test_invalid_utf8_and_quotes(void **state)
+{
+	struct kresults r;
+	struct ktest_report *t;
+	struct kstep_report *s;
+	char *path = xasprintf("%s/report.json", dir);
+	char buf[8192];
+	size_t n;
+	FILE *f;
+
+	kresults_init(&r, "/lab/\xe4 latin-1 \xff.conf");
+	t = kresults_test(&r, 1, "caf\xc3\xa9", "boot", NULL);
+	s = kresults_step(t, "bisect", "ab\"c", "surrogate \xed\xa0\x80 cut \xe2\x82");
+	kresults_set(&s->title, "BUG: noise \x80\xc0\xaf\xf5\x80\x80\x80 \xf0\x9f\x90\xa7");
+	s->ms[KPH_BUILD] = 1000;
+	assert_int_equal(kresults_write(&r, path), 0);
+	kresults_free(&r);
+
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* only the valid characters are left as bytes */
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)buf[i] >= 0x80)
+			assert_true(!strncmp(buf + i, "\xc3\xa9", 2) ||
+				    !strncmp(buf + i, "\xf0\x9f\x90\xa7", 4) ||
+				    (i && (unsigned char)buf[i - 1] >= 0x80));
+	expect(path, ".config | @json", "\"/lab/\ufffd latin-1 \ufffd.conf\"");
+	expect(path, ".tests[0].name", "caf\xc3\xa9");
+	expect(path, ".tests[0].steps[0].subject | @json",
+	       "\"surrogate \ufffd\ufffd\ufffd cut \ufffd\ufffd\"");
+	expect(path, ".tests[0].steps[0].crash_title | @json",
+	       "\"BUG: noise \ufffd\ufffd\ufffd\ufffd\ufffd\ufffd\ufffd \xf0\x9f\x90\xa7\"");
+	expect(path, ".kcidb.checkouts[0].id", "ktest:ab\"c");
+	expect(path, ".kcidb.checkouts[0].git_commit_hash", "ab\"c");
+	expect(path, ".kcidb.builds[0].checkout_id", "ktest:ab\"c");
+	free(path);
+}
+
 static void test_empty_and_unwritable(void **state)
 {
 	struct kresults r;
@@ -172,6 +218,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_report, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_invalid_utf8_and_quotes,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_and_unwritable, setup,
 						teardown),
 		cmocka_unit_test(test_verdict_names),
