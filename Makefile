@@ -7,6 +7,8 @@
 #   make check           build and run every test; ends with "N passed, N failed"
 #   make SAN=1 check     the same under AddressSanitizer + UBSan
 #   make fuzz            run the libFuzzer targets for longer (FUZZ_SECONDS)
+#   make check FUZZ_EACH=60 FUZZ_JOBS=2
+#                        (CI) every fuzz target 60 s, two at a time
 #   make bench           run the benchmarks
 #   make deps            install the Debian packages the build and tests need
 #   make install PREFIX=/usr/local DESTDIR=
@@ -107,7 +109,8 @@ $(PURE_TESTS): $(O)/tests/%: tests/unit/%.c $(PURE_OBJS)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(PURE_OBJS) $(LDFLAGS) -lcmocka
 
 # libFuzzer targets: clang, with the engine sources built in (not the gcc lib)
-$(O)/fuzz/%: tests/fuzz/%.c tests/fuzz/load_path.h $(LIB_SRCS) $(wildcard conf/*.h)
+$(O)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(LIB_SRCS) \
+		$(wildcard conf/*.h ktest/*.h power/*.h console/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -g -O1 $(PKG_CFLAGS) \
 		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
