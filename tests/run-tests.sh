@@ -6,7 +6,8 @@
 # Unit binaries are cmocka programs; their own summary lines are counted.
 # tests/cli/*.sh and tests/e2e/*.sh print "ok - what" / "not ok - what" lines
 # (see tests/lib.sh).
-# Fuzz binaries run for FUZZ_SECONDS in all, over their seed corpus.
+# Fuzz binaries run over their seed corpus: FUZZ_SECONDS in all, or
+# FUZZ_EACH seconds each, FUZZ_JOBS at a time (CI: 60 s each, 2 at a time).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 passed=0
@@ -65,22 +66,52 @@ $(grep '^not ok ' "$out" | sed "s|^|  $(basename "$s"): |")"
 	fi
 done
 
+# FUZZ_EACH (CI): seconds for every target, FUZZ_JOBS of them at a time;
+# else FUZZ_SECONDS shared among them, one at a time.
 nf=0
 for z in $fuzzers; do nf=$((nf + 1)); done
-for z in $fuzzers; do
-	n=$(basename "$z")
-	secs=$(( ${FUZZ_SECONDS:-15} / nf ))
-	[ "$secs" -ge 1 ] || secs=1
+secs=${FUZZ_EACH:-$(( ${FUZZ_SECONDS:-15} / (nf > 0 ? nf : 1) ))}
+[ "$secs" -ge 1 ] || secs=1
+jobs=${FUZZ_JOBS:-1}
+
+fuzz_start() {
+	n=$(basename "$1")
 	mkdir -p "$tmp/corpus-$n"
-	if "$z" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
-		"$tmp/corpus-$n" "$top/tests/fuzz/corpus/$n" >"$tmp/$n.out" 2>&1; then
-		echo "ok - $n: no crash in ${secs}s of fuzzing"
-		passed=$((passed + 1))
-	else
-		tail -n 40 "$tmp/$n.out"
-		note_fail "$n: fuzzer found a crash (see output above)"
+	"$1" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		"$tmp/corpus-$n" "$top/tests/fuzz/corpus/$n" >"$tmp/$n.out" 2>&1 &
+	pids="$pids $!"
+	names="$names $n"
+}
+
+# waits for the running batch and counts its outcomes, in order
+fuzz_wait() {
+	set -- $names
+	for p in $pids; do
+		if wait "$p"; then
+			echo "ok - $1: no crash in ${secs}s of fuzzing"
+			passed=$((passed + 1))
+		else
+			tail -n 40 "$tmp/$1.out"
+			note_fail "$1: fuzzer found a crash (see output above)"
+		fi
+		shift
+	done
+	pids=""
+	names=""
+}
+
+pids=""
+names=""
+running=0
+for z in $fuzzers; do
+	fuzz_start "$z"
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		fuzz_wait
+		running=0
 	fi
 done
+fuzz_wait
 
 if [ "$failed" -gt 0 ]; then
 	echo
