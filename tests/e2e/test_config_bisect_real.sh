@@ -83,8 +83,8 @@ consistent() {
 	done_steps "$1" >"$1.verdicts" || return 1
 	[ -s "$1.verdicts" ] || return 1
 	while read -r key v; do
-		f=$(ls "$1"/config-bisect-*/"cand-$key.config" 2>/dev/null | head -n 1)
-		[ -n "$f" ] || return 1
+		for f in "$1"/config-bisect-*/"cand-$key.config"; do break; done
+		[ -f "$f" ] || return 1
 		if grep -qx 'CONFIG_KTEST_LAB_BREAK=y' "$f"; then
 			[ "$v" = BAD ] || return 1
 		else
