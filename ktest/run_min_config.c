@@ -263,7 +263,10 @@ static void split_start(struct mc *s, const struct kdotconfig *allno)
 		}
 		a = kdotconfig_get(allno, e->name);
 		if (a && a->value && e->value && !strcmp(a->value, e->value)) {
+			/* not a candidate, but it stays as it is: olddefconfig
+			 * would give it its default, not allnoconfig's value */
 			krun_log(r, "%s set by allnoconfig ... ignored\n", e->name);
+			kdotconfig_set(&s->base, e->name, e->value);
 			same++;
 			continue;
 		}

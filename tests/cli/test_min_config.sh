@@ -174,8 +174,11 @@ for o in SND SND_HDA USB USB_STORAGE USB_HID NET WLAN TRACING DEBUG_FS; do
 	check "it turns $o off" grep -qx "# CONFIG_$o is not set" out.config
 done
 check "HZ, set otherwise by allnoconfig, is kept" grep -qx 'CONFIG_HZ=250' out.config
-check "ALWAYS, set the same by allnoconfig, is left out" \
-	sh -c "! grep -q CONFIG_ALWAYS out.config"
+check "ALWAYS, set the same by allnoconfig, is no candidate but stays as it was" \
+	grep -qx 'CONFIG_ALWAYS=y' out.config
+check "and every trial has it as it was" \
+	sh -c "ls $T/st-run/min-config-*/cand-*.config >/dev/null &&
+	       ! grep -L '^CONFIG_ALWAYS=y' $T/st-run/min-config-*/cand-*.config | grep -q ."
 check "a value (CMDLINE) stays" grep -q '^CONFIG_CMDLINE=' out.config
 check "IGNORE_CONFIG gets the needed options" \
 	grep -qx 'CONFIG_CONSOLE_SERIAL=y' ignore.config
