@@ -265,7 +265,14 @@ static void to_report(struct krun *r, const struct kstep_opts *o,
 	struct kstep_report *s = kresults_step(r->t, o->kind, o->commit,
 					      o->subject);
 	const char *out = krun_opt(r, KOPT_OUTPUT_DIR);
-	char *cfg = xasprintf("%s/.config", out ? out : ".");
+	const char *bt = o->build_type;
+	char *cfg;
+
+	/* a config step (keyed by its config): the candidate built, kept */
+	if (o->key && bt && !strncmp(bt, "useconfig:", 10))
+		cfg = xstrdup(bt + 10);
+	else
+		cfg = xasprintf("%s/.config", out ? out : ".");
 
 	s->verdict = res->verdict;
 	s->resumed = res->resumed;

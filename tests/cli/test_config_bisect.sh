@@ -106,6 +106,8 @@ n=$(builds)
 check "in at most log2(24) + 1 = 6 builds ($n)" test "$n" -le 6
 check "the report lists every build with its verdict" \
 	jqe '[.tests[0].steps[] | select(.kind == "config_bisect")] | length == '"$n" state-one/report.json
+check "each names the candidate config it built" \
+	jqe '[.tests[0].steps[] | select(.config | test("/config-bisect-1/cand-[0-9a-f]{16}[.]config$"))] | length == '"$n" state-one/report.json
 check "each with GOOD or BAD" \
 	jqe '[.tests[0].steps[] | select(.verdict != "GOOD" and .verdict != "BAD")] | length == 0' state-one/report.json
 check "the report names the culprit" \
