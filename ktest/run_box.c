@@ -363,12 +363,20 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
 			if (dl > kclock_ms() + 200)
 				dl = kclock_ms() + 200;
 		}
+		/* the qemu box is looked at twice a second: once qemu has
+		 * exited (a panic with -no-reboot), nothing more will come */
+		if (l->qemu && dl > kclock_ms() + 500)
+			dl = kclock_ms() + 500;
 		if (dl > max)
 			dl = max;
 		st = kconsole_read_line(l->con, dl, &line);
 		if (st == KCON_LINE) {
 			console_line(l, sbuf_str(&line), false);
 			kmonitor_line(m, line.buf, line.len, kclock_ms());
+		} else if (st == KCON_TIMEOUT && l->qemu &&
+			   kpower_state(l->power) == KPOWER_OFF) {
+			kmonitor_eof(m, kclock_ms());
+			break;
 		} else if (st == KCON_TIMEOUT) {
 			kmonitor_tick(m, kclock_ms());
 		} else {

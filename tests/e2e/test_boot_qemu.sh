@@ -83,6 +83,19 @@ sed -i "s|$KTEST_TMP/st-boot|$KTEST_TMP/st-boot-native|" boot.ktest
 run_ktest boot.ktest
 expect_rc 0 "its native form passes the same boot"
 
+# a panic with STOP_AFTER_FAILURE = 60: the qemu box has exited (it does
+# not reboot), so the wait ends there instead of 60 s later
+conf st-panic "TEST_TYPE = boot" "BUILD_TYPE = nobuild" "NO_INSTALL = 1" \
+	"QEMU_KERNEL = $OUT/arch/x86/boot/bzImage" \
+	"QEMU_APPEND = ktest.mode=panic" "STOP_AFTER_FAILURE = 60" >panic.conf
+run_ktest panic.conf
+expect_rc 1 "a kernel that panics fails the boot"
+check "with the panic as its title" \
+	grep -q 'failed boot: .*kernel panic: Attempted to kill init!' out
+check "ended by the box's end, STOP_AFTER_FAILURE not waited out" \
+	sh -c "grep -q 'Attempted to kill init! (the console ended)' out &&
+	       ! grep -q 'forced to stop' out"
+
 # ---- bisect (boot), with the build break inside the range ----
 conf st-bisect "TEST_TYPE = bisect" "BISECT_TYPE = boot" \
 	"BISECT_GOOD = $S6" "BISECT_BAD = $S23" >bisect.conf
