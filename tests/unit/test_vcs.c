@@ -1822,7 +1822,7 @@ static void make_random(struct rhist *x, size_t n, unsigned datemode,
 					pi[np++] = q;
 				if (kind >= 96 && i > 3) {
 					q = rnd((unsigned)i);
-					if (q != pi[0] && q != pi[1])
+					if (q != pi[0] && (np < 2 || q != pi[1]))
 						pi[np++] = q;
 				}
 			}
