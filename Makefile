@@ -6,6 +6,8 @@
 #                        binary sits in it, as tools/perf/perf does in the kernel)
 #   make check           build and run every test; ends with "N passed, N failed"
 #   make SAN=1 check     the same under AddressSanitizer + UBSan
+#   make valgrind        the unit tests under valgrind memcheck: no error, no
+#                        leak (the lab ones only when KTEST_LAB is set)
 #   make fuzz            run the libFuzzer targets for longer (FUZZ_SECONDS)
 #   make check FUZZ_EACH=60 FUZZ_JOBS=2
 #                        (CI) every fuzz target 60 s, two at a time
@@ -72,7 +74,8 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(O)/bench/%)
 
 MANPAGES := $(wildcard doc/*.1 doc/*.5)
 
-.PHONY: all check unit fuzz fuzz-build bench deps install uninstall clean
+.PHONY: all check unit valgrind fuzz fuzz-build bench deps install uninstall \
+	clean
 
 ifeq ($(SAN),1)
 BIN := $(O)/bin/ktest
@@ -127,6 +130,9 @@ fuzz-build: $(FUZZ_BINS)
 check: $(BIN) $(UNIT_BINS) $(FUZZ_BINS)
 	KTEST_BUILD=$(O) KTEST=$(CURDIR)/$(BIN) FUZZ_SECONDS=$${FUZZ_SECONDS:-15} \
 		sh tests/run-tests.sh $(UNIT_BINS) -- $(FUZZ_BINS)
+
+valgrind: $(UNIT_BINS)
+	sh tests/run-valgrind.sh $(UNIT_BINS)
 
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do \

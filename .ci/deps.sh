@@ -8,7 +8,7 @@ set -eu
 PKGS="
 make gcc clang pkg-config git perl xz-utils
 libconfuse-dev libgit2-dev libssh-dev libserialport-dev libpcre2-dev
-libcmocka-dev libclang-rt-14-dev openssh-server
+libcmocka-dev libclang-rt-14-dev valgrind openssh-server
 linux-source-6.1 flex bison bc libelf-dev ccache jq
 qemu-system-x86 busybox-static
 "

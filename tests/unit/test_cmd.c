@@ -119,6 +119,18 @@ static bool dead(pid_t pid)
 	return false;
 }
 
+/*
+ * Under valgrind, posix_spawn's child is a fork, not a vfork sharing our
+ * memory, so a failed exec (a missing program, a missing cwd) comes back as
+ * exit 127 of a spawned child instead of an error: those checks are skipped.
+ */
+static bool under_valgrind(void)
+{
+	const char *p = getenv("LD_PRELOAD");
+
+	return p && strstr(p, "vgpreload");
+}
+
 /* Our own children: every one must have been reaped. */
 static void assert_no_children(void)
 {
@@ -348,6 +360,8 @@ static void test_env_cwd(void **state)
 	assert_string_equal(l.v[1], "/tmp");
 	lines_free(&l);
 
+	if (under_valgrind())
+		return;
 	o.cwd = "/nonexistent/dir";
 	errno = 0;
 	assert_int_equal(kcmd_run("true", &o, &r), -1);
@@ -418,6 +432,8 @@ static void test_runv(void **state)
 	assert_int_equal(l.n, 1);
 	assert_string_equal(l.v[0], "a b|c'd|$HOME|");
 	lines_free(&l);
+	if (under_valgrind())
+		return;
 	errno = 0;
 	assert_int_equal(kcmd_runv(missing, &o, &r), -1);
 	assert_int_equal(errno, ENOENT);
