@@ -569,6 +569,8 @@ static int open_state(struct krun *r, struct kcli *cli)
 		free(abs);
 		return -1;
 	}
+	if (r->j.torn)
+		krun_print(r, "The journal's last record was cut short (ktest was killed while writing it): ignored\n");
 	id = run_identity(cli, abs ? abs : cli->config);
 	first = r->j.nrecs ? &r->j.recs[0] : NULL;
 	if (first && (cli->restart || kjournal_find(&r->j, "ev", "end", NULL) ||
