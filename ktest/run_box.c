@@ -179,6 +179,13 @@ static int watch(void *ctx, const char *stop, long quiet_ms)
 	return ret;
 }
 
+/*
+ * A power command without RUN_TIMEOUT: a PDU script stuck on a dead network
+ * must not hang the run for ever (ktest.pl waited); 5 minutes covers an
+ * "off; sleep; on" script and a slow IPMI.
+ */
+#define POWER_MS 300000
+
 /* POWER_CYCLE / POWER_OFF and the reboot options of an ssh box */
 static int open_ssh_power(struct krun *r, struct krun_lab *l, char *why,
 			  size_t len)
@@ -188,14 +195,14 @@ static int open_ssh_power(struct krun *r, struct krun_lab *l, char *why,
 	/* $MACHINE and $SSH_USER, as ktest.pl's run_command */
 	char *cycle = pc ? kstrs_keep(&l->bo.keep, kbox_subst(&l->bo, pc)) : NULL;
 	char *off = po ? kstrs_keep(&l->bo.keep, kbox_subst(&l->bo, po)) : NULL;
+	long timeout = krun_int(r, KOPT_RUN_TIMEOUT, 0) * 1000;
 
 	if (kreboot_opts_read(r->c, r->i, &l->ro)) {
 		snprintf(why, len, "the reboot options of test %d do not resolve",
 			 r->i);
 		return -1;
 	}
-	l->power = kpower_command_new(cycle, off,
-				      krun_int(r, KOPT_RUN_TIMEOUT, 0) * 1000);
+	l->power = kpower_command_new(cycle, off, timeout > 0 ? timeout : POWER_MS);
 	return 0;
 }
 
