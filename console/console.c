@@ -226,6 +226,8 @@ static int drv_open(struct kconsole *c, int64_t deadline_ms)
 /* The far end went away: close, and let the driver say if that is final. */
 static void hang_up(struct kconsole *c)
 {
+	if (c->last_data_ms < c->opened_ms)
+		c->empty_hangup = true;
 	if (c->ops->hangup)
 		c->ops->hangup(c);
 	drv_close(c);
@@ -320,6 +322,7 @@ static enum fill fill(struct kconsole *c)
 	if (n > 0) {
 		c->end += (size_t)n;
 		c->last_data_ms = kclock_ms();
+		c->empty_hangup = false;
 		return FILL_DATA;
 	}
 	if (n == 0)
@@ -534,6 +537,11 @@ void kconsole_close(struct kconsole *c)
 	free(c->buf);
 	free(c->spec);
 	free(c);
+}
+
+bool kconsole_dead_silent(const struct kconsole *c)
+{
+	return c->empty_hangup;
 }
 
 const char *kconsole_error(const struct kconsole *c)

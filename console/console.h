@@ -53,6 +53,12 @@ int kconsole_write(struct kconsole *c, const void *buf, size_t n);
 int kconsole_reopen(struct kconsole *c, int64_t deadline_ms);
 void kconsole_close(struct kconsole *c);
 const char *kconsole_error(const struct kconsole *c);
+/*
+ * Since the last byte it gave, did it go away without giving any (a command
+ * that exits at once, a relay that drops us)? Then silence is the
+ * console's, not the box's.
+ */
+bool kconsole_dead_silent(const struct kconsole *c);
 /* The driver's name: "serial", "pty", "tcp", "command". */
 const char *kconsole_driver(const struct kconsole *c);
 

@@ -66,6 +66,7 @@ struct kconsole {
 	int fd;			/* -1 while closed */
 	bool final;		/* gone and never coming back (dead pty) */
 	int64_t opened_ms;	/* the last successful open */
+	bool empty_hangup;	/* went away with nothing read since its open */
 
 	/* Bytes read but not handed out yet: buf[start, end). */
 	char *buf;

@@ -459,6 +459,14 @@ static int boot(struct krun *r, struct krun_lab *l, const char *release,
 			 "no decision before MAX_MONITOR_WAIT");
 	} else if (kmonitor_verdict(m) == KMON_BOOTED) {
 		ret = 0;
+	} else if (kmonitor_verdict(m) == KMON_TIMED_OUT &&
+		   kconsole_dead_silent(l->con)) {
+		/* the console kept dying: the boot was not seen, not silent */
+		res->verdict = KV_INFRA;
+		snprintf(res->why, sizeof(res->why),
+			 "the console of %s: console %s went away and did not come back (it ended without a line each time it was opened)",
+			 krun_opt(r, KOPT_MACHINE) ? krun_opt(r, KOPT_MACHINE) : "the box",
+			 krun_opt(r, KOPT_CONSOLE) ? krun_opt(r, KOPT_CONSOLE) : "");
 	} else {
 		res->verdict = KV_BAD;
 		crash_title(m, res);
