@@ -6,6 +6,8 @@
 #                        binary sits in it, as tools/perf/perf does in the kernel)
 #   make check           build and run every test; ends with "N passed, N failed"
 #   make SAN=1 check     the same under AddressSanitizer + UBSan
+#   make check-host      the unit and command line tests only: no lab (the
+#                        kernel builds and qemu boots), no fuzzing
 #   make valgrind        the unit tests under valgrind memcheck: no error, no
 #                        leak (the lab ones only when KTEST_LAB is set)
 #   make fuzz            run the libFuzzer targets for longer (FUZZ_SECONDS)
@@ -74,8 +76,8 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(O)/bench/%)
 
 MANPAGES := $(wildcard doc/*.1 doc/*.5)
 
-.PHONY: all check unit valgrind fuzz fuzz-build bench deps install uninstall \
-	clean
+.PHONY: all check check-host unit valgrind fuzz fuzz-build bench deps install \
+	uninstall clean
 
 ifeq ($(SAN),1)
 BIN := $(O)/bin/ktest
@@ -133,6 +135,14 @@ check: $(BIN) $(UNIT_BINS) $(FUZZ_BINS)
 
 valgrind: $(UNIT_BINS)
 	sh tests/run-valgrind.sh $(UNIT_BINS)
+
+# What needs no lab: CI runs it again with SAN=1, where the lab's kernel
+# builds and boots would take 20 minutes more.
+HOST_UNITS := $(filter-out $(O)/tests/test_kbuild_real $(O)/tests/test_qemu, \
+	$(UNIT_BINS))
+check-host: $(BIN) $(HOST_UNITS)
+	KTEST_E2E=0 KTEST_BUILD=$(O) KTEST=$(CURDIR)/$(BIN) \
+		sh tests/run-tests.sh $(HOST_UNITS)
 
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do \
