@@ -152,6 +152,12 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 int krun_step_retry(struct krun *r, const struct kstep_opts *o,
 		    const char *what, struct kstep_result *res);
 
+/*
+ * Did the step fail in a phase before the one a bisect judges (a build
+ * failure while a boot is bisected)? Such a step cannot be told good or bad.
+ */
+bool krun_failed_before(enum kstep_level level, const struct kstep_result *res);
+
 struct kbuild_opts;
 struct kdotconfig;
 /* A make in a scratch O= (olddefconfig, allnoconfig): MAKE_CMD, BUILD_DIR, RUN_TIMEOUT. */

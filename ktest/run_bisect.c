@@ -180,9 +180,7 @@ static void read_retmap(struct krun *r, struct kb_retmap *m)
 static int to_mark(struct bis *s, const struct kstep_result *res,
 		   enum kb_verdict *m)
 {
-	bool failed_earlier = res->phase[0] &&
-		((s->level > KSTEP_BUILD && !strcmp(res->phase, "build")) ||
-		 (s->level > KSTEP_BOOT && !strcmp(res->phase, "boot")));
+	bool failed_earlier = krun_failed_before(s->level, res);
 
 	if (s->level == KSTEP_TEST && !strcmp(res->phase, "test") &&
 	    !res->title[0] && res->verdict != KV_INFRA) {

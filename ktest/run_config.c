@@ -46,6 +46,13 @@ int krun_step_retry(struct krun *r, const struct kstep_opts *o,
 	return 0;
 }
 
+bool krun_failed_before(enum kstep_level level, const struct kstep_result *res)
+{
+	return res->phase[0] &&
+		((level > KSTEP_BUILD && !strcmp(res->phase, "build")) ||
+		 (level > KSTEP_BOOT && !strcmp(res->phase, "boot")));
+}
+
 void krun_scratch_opts(struct krun *r, struct kbuild_opts *b)
 {
 	memset(b, 0, sizeof(*b));

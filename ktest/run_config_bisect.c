@@ -224,9 +224,7 @@ static int ask(struct cbis *s, const char *key, enum kcb_verdict *v)
 static int verdict(struct cbis *s, const struct kstep_result *res,
 		   enum kcb_verdict *v)
 {
-	bool earlier = res->phase[0] &&
-		((s->level > KSTEP_BUILD && !strcmp(res->phase, "build")) ||
-		 (s->level > KSTEP_BOOT && !strcmp(res->phase, "boot")));
+	bool earlier = krun_failed_before(s->level, res);
 
 	switch (res->verdict) {
 	case KV_GOOD:
