@@ -872,6 +872,8 @@ int kreboot_reboot(struct kreboot *r, long wait_ms, struct kreboot_result *res)
 		snprintf(because, sizeof(because),
 			 "the box does not answer (%s)", kbox_error(r->box));
 		kbox_disconnect(r->box);
+		/* why the box is cycled, and which: the log says it */
+		say(r, "%s", because);
 		/*
 		 * Old output goes before the power cycle, not after:
 		 * ktest.pl flushed after it and swallowed the new boot's

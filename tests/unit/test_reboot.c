@@ -885,6 +885,10 @@ static void test_box_down(void **state)
 	assert_false(res.answered);
 	assert_int_equal(res.power_cycles, 1);
 	expect_events("cycle 127.0.0.1\n");
+	/* a reboot that went on is not silent about why it cycled */
+	if (!strstr(sbuf_str(&g.out), "the box does not answer (") ||
+	    !strstr(sbuf_str(&g.out), "127.0.0.1 port"))
+		fail_msg("output: %s", sbuf_str(&g.out));
 	/*
 	 * Nothing waited for, so nothing flushed: a flush comes before the
 	 * cycle (after it, it would swallow the new boot's banner, as
