@@ -789,8 +789,16 @@ static int run_build(struct krun *r, enum kstep_level level)
 	o.kind = level == KSTEP_BUILD ? "build" : level == KSTEP_INSTALL ?
 		"install" : level == KSTEP_BOOT ? "boot" : "test";
 
-	if (krun_step(r, &o, &res))
-		return -1;
+	/* INFRA retried (INFRA_RETRIES); once they are spent, the test fails */
+	if (krun_step_retry(r, &o, o.kind, &res)) {
+		int ret;
+
+		if (!r->infra || res.verdict != KV_INFRA)
+			return -1;
+		ret = krun_fail(r, "%s", res.why);
+		r->t->verdict = KV_INFRA;	/* not journalled: a rerun retries */
+		return ret;
+	}
 	/*
 	 * ktest.pl's fail() and success(): the box back to its good kernel
 	 * after a failure the run goes on from, and before the next test.
@@ -801,8 +809,6 @@ static int run_build(struct krun *r, enum kstep_level level)
 		krun_lab_settle(r, krun_int(r, KOPT_SLEEP_TIME, 60) * 1000);
 	if (res.verdict == KV_GOOD)
 		return krun_success(r);
-	if (res.verdict == KV_INFRA)
-		r->infra = true;
 	return krun_fail(r, "%s", res.why);
 }
 
@@ -926,6 +932,9 @@ static int run_test(struct krun *r, bool dry)
 	write_report(r);
 	if (ret < 0 || r->interrupted)
 		return -1;
+	/* the lab failed it: the run stops, and its rerun runs it again */
+	if (r->t->verdict == KV_INFRA)
+		return 0;
 	if (kjournal_append(&r->j, "ev", "test", "test", idx,
 			    "verdict", kverdict_name(r->t->verdict),
 			    "why", r->t->why, "commit", r->t->result_commit,
@@ -1120,7 +1129,8 @@ int cmd_run(struct kcli *cli)
 		ret = run_test(&r, false);
 		if (got_sigint)
 			r.interrupted = true;
-		if (ret || r.die || r.interrupted)
+		/* the lab gave out: the next tests would meet the same box */
+		if (ret || r.die || r.interrupted || r.infra)
 			break;
 	}
 	if (ret == -2) {

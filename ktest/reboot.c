@@ -920,7 +920,8 @@ int kreboot_reboot(struct kreboot *r, long wait_ms, struct kreboot_result *res)
 				"\"Linux version\" on the console)"))
 			return -1;
 	}
-	watch(r, o->reboot_success_line, wait_ms, NULL);
+	watch(r, o->reboot_success_line, wait_ms, &seen);
+	res->up = seen == 1;
 	return 0;
 }
 

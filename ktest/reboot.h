@@ -128,6 +128,7 @@ struct kreboot_result {
 	int power_cycles;	/* POWER_CYCLE runs */
 	bool powered_off;	/* POWER_OFF ran */
 	bool stuck;		/* no "Linux version": cycled again */
+	bool up;		/* waited for, and REBOOT_SUCCESS_LINE came */
 	char why[4096];		/* the failure, or what went wrong on the way */
 };
 

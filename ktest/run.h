@@ -35,6 +35,8 @@ struct krun {
 	int successes;
 	int failures;
 	bool infra;			/* the lab gave out */
+	int infra_seen;			/* INFRA steps so far (health check) */
+	bool unhealthy;			/* the box failed its health check */
 	bool config_error;		/* an option is missing or wrong (exit 2) */
 	bool die;			/* DIE_ON_FAILURE hit: stop the run */
 	bool interrupted;
@@ -144,13 +146,26 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	      struct kstep_result *res);
 
 /*
- * krun_step, and a step the lab failed (INFRA) run again, twice at most,
- * as a new step ("<kind>-retry1", "-retry2"); then the run stops
- * (r->infra). what names the step in messages. Prints the times after.
- * Returns 0 with res (not INFRA), or -1.
+ * krun_step, and a step the lab failed (INFRA) run again as a new step
+ * ("<kind>-retry1", "-retry2"): INFRA_RETRIES times (unset: 2), after
+ * INFRA_RETRY_DELAY seconds doubled each time, after the box booted its
+ * good kernel (INFRA_HEALTH_CHECK); then the run stops (r->infra) naming
+ * the box and why. what names the step in messages. Prints the times
+ * after. Returns 0 with res (not INFRA), or -1.
  */
 int krun_step_retry(struct krun *r, const struct kstep_opts *o,
 		    const char *what, struct kstep_result *res);
+
+/* MACHINE, or "the qemu box" / "the box": the box in messages. */
+const char *krun_box_name(struct krun *r);
+/*
+ * INFRA_HEALTH_CHECK done before what (a retry, blaming a commit): 0 when
+ * the box booted its good kernel (or there is nothing to check), -1 after
+ * printing why it is not healthy, also left in why (r->unhealthy,
+ * r->infra: stop the run).
+ */
+int krun_health_check(struct krun *r, const char *before, char *why,
+		      size_t len);
 
 /*
  * Did the step fail in a phase before the one a bisect judges (a build
@@ -178,6 +193,13 @@ int krun_lab_step(struct krun *r, enum kstep_level level, const char *release,
 		  struct kstep_result *res, long *ms);
 /* After a step: the box back to its good kernel (qemu: off). */
 void krun_lab_settle(struct krun *r, long sleep_ms);
+/*
+ * INFRA_HEALTH_CHECK: the box rebooted to its good kernel, which must show
+ * its banner and REBOOT_SUCCESS_LINE within TIMEOUT. Returns 0 (healthy),
+ * 1 when there is nothing to check (the qemu box boots only the kernel
+ * under test), -1 with why (the box is not healthy).
+ */
+int krun_lab_health(struct krun *r, char *why, size_t len);
 /* The end of a test: the console closed, the qemu box stopped. */
 void krun_lab_close(struct krun *r);
 

@@ -594,6 +594,47 @@ void krun_lab_settle(struct krun *r, long sleep_ms)
 			   rr.why);
 }
 
+int krun_lab_health(struct krun *r, char *why, size_t len)
+{
+	long wait_ms = krun_int(r, KOPT_TIMEOUT, 120) * 1000;
+	struct kreboot_result rr;
+	const char *saved, *line;
+	struct krun_lab *l;
+	int rc;
+
+	if (r->lab && r->lab->qemu)
+		return 1;
+	if (!r->lab || !r->lab->rb) {
+		krun_lab_close(r);	/* opened for install only: no console */
+		r->lab = lab_open(r, KSTEP_BOOT, why, len);
+		if (!r->lab)
+			return -1;
+	}
+	l = r->lab;
+	if (l->qemu)
+		return 1;
+	/* up means a line was waited for: SUCCESS_LINE when REBOOT_SUCCESS_LINE is unset */
+	saved = l->ro.reboot_success_line;
+	line = saved && *saved ? saved : krun_opt(r, KOPT_SUCCESS_LINE);
+	if (!line || !*line)
+		line = "login:";
+	l->ro.reboot_success_line = line;
+	memset(&rr, 0, sizeof(rr));
+	rc = kreboot_to_good(l->rb, wait_ms, &rr);
+	l->ro.reboot_success_line = saved;
+	if (rc) {
+		snprintf(why, len, "it could not be rebooted: %s", rr.why);
+		return -1;
+	}
+	if (!rr.up) {
+		snprintf(why, len, "its good kernel did not show '%s' (%s) on the console within %ld s%s",
+			 line, saved && *saved ? "REBOOT_SUCCESS_LINE" : "SUCCESS_LINE",
+			 wait_ms / 1000, rr.stuck ? " (no \"Linux version\" either, even after a power cycle)" : "");
+		return -1;
+	}
+	return 0;
+}
+
 int krun_lab_step(struct krun *r, enum kstep_level level, const char *release,
 		  struct kstep_result *res, long *ms)
 {

@@ -10,18 +10,73 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "conf/kconfig.h"
 #include "conf/strmap.h"
 #include "ktest/build.h"
 #include "ktest/run.h"
 
-#define MAX_INFRA 3
+#define MAX_DELAY_MS 600000
+
+const char *krun_box_name(struct krun *r)
+{
+	const char *m = krun_opt(r, KOPT_MACHINE);
+	const char *bt = krun_opt(r, KOPT_BOX_TYPE);
+
+	if (m && *m)
+		return m;
+	return bt && !strcmp(bt, "qemu") ? "the qemu box" : "the box";
+}
+
+/* Waits ms, a second at a time: SIGINT still stops the run. */
+static int retry_wait(struct krun *r, long ms)
+{
+	if (ms <= 0)
+		return 0;
+	krun_print(r, "Waiting %ld s before the retry (INFRA_RETRY_DELAY)\n",
+		   ms / 1000);
+	for (; ms > 0; ms -= 1000) {
+		long n = ms < 1000 ? ms : 1000;
+		struct timespec ts = { n / 1000, (n % 1000) * 1000000L };
+
+		if (krun_interrupted(r))
+			return -1;
+		nanosleep(&ts, NULL);	/* SIGINT cuts it short: checked */
+	}
+	return krun_interrupted(r) ? -1 : 0;
+}
+
+int krun_health_check(struct krun *r, const char *before, char *why,
+		      size_t len)
+{
+	int rc;
+
+	krun_print(r, "Health check: %s boots its good kernel before %s\n",
+		   krun_box_name(r), before);
+	rc = krun_lab_health(r, why, len);
+	if (rc > 0) {
+		krun_print(r, "Health check: nothing to check (the qemu box boots only the kernel under test)\n");
+		return 0;
+	}
+	if (rc < 0) {
+		krun_print(r, "ktest: %s failed its health check: %s. Fix the box, then rerun the same command to resume.\n",
+			   krun_box_name(r), why);
+		r->unhealthy = true;
+		r->infra = true;
+		return -1;
+	}
+	krun_print(r, "Health check: %s is healthy\n", krun_box_name(r));
+	return 0;
+}
 
 int krun_step_retry(struct krun *r, const struct kstep_opts *o,
 		    const char *what, struct kstep_result *res)
 {
 	struct kstep_opts again = *o;
+	char why[2048];
+	long max = krun_int(r, KOPT_INFRA_RETRIES, 2);
+	long delay = krun_int(r, KOPT_INFRA_RETRY_DELAY, 0) * 1000;
 	char kind[64];
 	int tries = 0;
 
@@ -30,14 +85,27 @@ int krun_step_retry(struct krun *r, const struct kstep_opts *o,
 			return -1;
 		if (res->verdict != KV_INFRA)
 			break;
-		if (++tries >= MAX_INFRA) {
-			krun_print(r, "ktest: the lab failed %d times on %s: %s\n",
-				   tries, what, res->why);
+		if (r->unhealthy || tries >= max) {
+			krun_print(r, "ktest: the lab (%s) failed %d time%s on %s: %s\n",
+				   krun_box_name(r), tries + 1,
+				   tries ? "s" : "", what, res->why);
 			r->infra = true;
 			return -1;
 		}
-		krun_print(r, "INFRA trouble (%s); trying %s again\n", res->why,
-			   what);
+		tries++;
+		krun_print(r, "INFRA trouble (%s); trying %s again (retry %d of %ld)\n",
+			   res->why, what, tries, max);
+		if (krun_bool(r, KOPT_INFRA_HEALTH_CHECK) &&
+		    krun_health_check(r, "the retry", why, sizeof(why))) {
+			/* what the test failed of, for KTEST RESULT */
+			snprintf(res->why, sizeof(res->why),
+				 "%s failed its health check: %s",
+				 krun_box_name(r), why);
+			return -1;
+		}
+		if (retry_wait(r, delay))
+			return -1;
+		delay = delay * 2 > MAX_DELAY_MS ? MAX_DELAY_MS : delay * 2;
 		/* a new attempt: the journal must not replay the failed one */
 		snprintf(kind, sizeof(kind), "%s-retry%d", o->kind, tries);
 		again.kind = kind;

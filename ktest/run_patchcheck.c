@@ -119,6 +119,7 @@ static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 		struct kstep_result res;
 		char **touched = NULL;
 		size_t ntouched = 0;
+		char what[32];
 
 		kpatchcheck_next(p, &st);
 		if (st.done)
@@ -143,19 +144,13 @@ static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 		krun_print(r, "\nProcessing commit \"%.12s %s\" (%zu of %zu)\n",
 			   st.id, o.subject ? o.subject : "", st.index + 1,
 			   kpatchcheck_total(p));
-		ret = krun_step(r, &o, &res);
+		snprintf(what, sizeof(what), "commit %.12s", st.id);
+		/* INFRA retried; once the retries are spent, the run stops */
+		ret = krun_step_retry(r, &o, what, &res);
 		kvcs_free_paths(touched, ntouched);
 		if (ret)
 			break;
-		if (res.verdict == KV_INFRA) {
-			krun_print(r, "ktest: the lab failed on %.12s: %s\n", st.id,
-				   res.why);
-			r->infra = true;
-			ret = -1;
-			break;
-		}
 		kpatchcheck_report(p, to_stage(&res), res.why[0] ? res.why : NULL);
-		krun_print_times(r);
 	}
 	free(bt);
 	kp_seen_free(seen);

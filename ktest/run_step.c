@@ -366,6 +366,30 @@ static void progress(struct krun *r, const struct kstep_opts *o)
 	fflush(stdout);
 }
 
+/*
+ * INFRA_HEALTH_CHECK: a boot or test failure on a box the lab already
+ * failed in this run is blamed on the commit only once the box boots its
+ * good kernel; if it does not, the failure is the box's (INFRA).
+ */
+static void check_before_blame(struct krun *r, const struct kstep_opts *o,
+			       struct kstep_result *res)
+{
+	char before[160], health[2048], why[sizeof(res->why)];
+
+	if (strcmp(res->phase, "boot") && strcmp(res->phase, "test"))
+		return;
+	snprintf(before, sizeof(before), "this failed %s is blamed on %.12s",
+		 res->phase, o->commit ? o->commit : "the kernel");
+	if (!krun_health_check(r, before, health, sizeof(health)))
+		return;
+	snprintf(why, sizeof(why),
+		 "%s failed its health check after this %s failure (%.1500s), so the failure is the lab's: %.4000s",
+		 krun_box_name(r), res->phase, health, res->why);
+	memcpy(res->why, why, sizeof(why));
+	res->verdict = KV_INFRA;
+	res->title[0] = '\0';
+}
+
 int krun_step(struct krun *r, const struct kstep_opts *o,
 	      struct kstep_result *res)
 {
@@ -417,6 +441,11 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	}
 	if (res->verdict == KV_GOOD)
 		res->why[0] = '\0';
+	if (res->verdict == KV_INFRA)
+		r->infra_seen++;
+	else if (res->verdict == KV_BAD && r->infra_seen &&
+		 krun_bool(r, KOPT_INFRA_HEALTH_CHECK))
+		check_before_blame(r, o, res);
 	r->steps_done++;
 	r->steps_ms += kclock_ms() - t0;
 	/* a failed POWER_CYCLE's why names it: no secret in the record */
