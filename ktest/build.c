@@ -707,6 +707,18 @@ int kbuild_run(const struct kbuild_opts *o, struct kbuild_result *r)
 	memset(r, 0, sizeof(*r));
 	r->status = KBUILD_OK;
 	if (o->build_type && !strcmp(o->build_type, "nobuild")) {
+		char *rel, why[256];
+
+		/*
+		 * What is already built is what boots: ktest.pl's
+		 * get_version asks the tree all the same, and the release
+		 * is what tells our kernel's banner from another's (a
+		 * triple fault). No tree, or nothing built: none is known.
+		 */
+		rel = kbuild_kernelrelease(o, why, sizeof(why));
+		if (rel)
+			snprintf(r->release, sizeof(r->release), "%s", rel);
+		free(rel);
 		snprintf(r->why, sizeof(r->why), "BUILD_TYPE is nobuild");
 		return 0;
 	}

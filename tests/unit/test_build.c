@@ -354,6 +354,27 @@ static void test_nobuild(void **state)
 	assert_int_equal(access(f->out, F_OK), -1);
 	assert_int_equal(access(f->log, F_OK), -1);
 	assert_int_equal(f->lines, 0);
+	/* nothing built: no release known */
+	assert_string_equal(f->r.release, "");
+}
+
+/* What is already in OUTPUT_DIR boots: its release, as ktest.pl asks. */
+static void test_nobuild_release(void **state)
+{
+	struct fx *f = *state;
+	char *dir = xasprintf("%s/arch/x86/boot", f->out);
+	char *cmd = xasprintf("mkdir -p '%s'", dir);
+
+	assert_int_equal(system(cmd), 0);
+	write_out(f, "arch/x86/boot/bzImage", "");
+	write_out(f, "localversion", "-built\n");
+	f->o.build_type = "nobuild";
+	assert_int_equal(build(f), KBUILD_OK);
+	assert_string_equal(f->r.release, "6.1.0-built");
+	assert_file(f, "calls", NULL);
+	assert_int_equal(f->lines, 0);
+	free(cmd);
+	free(dir);
 }
 
 static void test_unknown_target(void **state)
@@ -676,6 +697,7 @@ int main(void)
 		T(test_target_noclean),
 		T(test_useconfig),
 		T(test_nobuild),
+		T(test_nobuild_release),
 		T(test_unknown_target),
 		T(test_mrproper_fails),
 		T(test_oldconfig_fallbacks),
