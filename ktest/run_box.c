@@ -399,6 +399,45 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
 	return ret;
 }
 
+/*
+ * What the console holds before the power up is the old kernel's: the good
+ * kernel the last step rebooted into (its banner and login prompt, unread
+ * when BISECT_SLEEP_TIME is 0 or it took longer), what it printed while
+ * this kernel was built and installed. Read as this boot's, its login
+ * prompt passed a kernel that never printed one. ktest.pl read its console
+ * until 5 s of silence before the install, and closed it until the boot.
+ * Here what is queued is read into the log until DRAIN_QUIET_MS of silence
+ * (DRAIN_MAX_MS at most: a box that keeps talking), before the power up,
+ * so the new boot's banner cannot be swallowed.
+ */
+#define DRAIN_QUIET_MS	100
+#define DRAIN_MAX_MS	2000
+
+static void drain_console(struct krun *r, struct krun_lab *l)
+{
+	int64_t end = kclock_ms() + DRAIN_MAX_MS;
+	struct sbuf line;
+	size_t n = 0;
+
+	if (!l->con)
+		return;
+	sbuf_init(&line);
+	while (kclock_ms() < end) {
+		int64_t dl = kclock_ms() + DRAIN_QUIET_MS;
+
+		if (kconsole_read_line(l->con, dl < end ? dl : end, &line) !=
+		    KCON_LINE)
+			break;
+		if (!n++)
+			krun_log(r, "ktest: the console before this boot (the old kernel's, not this one's):\n");
+		krun_log(r, "%s\n", sbuf_str(&line));
+	}
+	sbuf_free(&line);
+	if (n)
+		krun_print(r, "ktest: %zu line%s on the console from before this boot, not this kernel's: in the log\n",
+			   n, n == 1 ? "" : "s");
+}
+
 static int power_up(struct krun *r, struct krun_lab *l, struct kstep_result *res)
 {
 	struct kreboot_result rr;
@@ -441,6 +480,7 @@ static int boot(struct krun *r, struct krun_lab *l, const char *release,
 		fclose(l->dmesg);
 	l->dmesg = kcmd_fopen_private(r->dmesg, "w");
 	sbuf_reset(&l->pending);	/* the old kernel's lines are not this boot's */
+	drain_console(r, l);
 	krun_print(r, "Booting %s%s\n", release, l->qemu ? " on the qemu box" : "");
 	if (power_up(r, l, res))
 		goto out_time;
