@@ -468,7 +468,8 @@ static int boot(struct krun *r, struct krun_lab *l, const char *release,
 	struct kmonitor *m;
 	char why[512];
 	int64_t t0 = kclock_ms();
-	int ret = -1;
+	int ret = -1, watched;
+	bool dead;
 
 	snprintf(res->phase, sizeof(res->phase), "boot");
 	if (fill_monitor(r, &mc, release, false)) {
@@ -490,7 +491,14 @@ static int boot(struct krun *r, struct krun_lab *l, const char *release,
 		snprintf(res->why, sizeof(res->why), "SUCCESS_LINE: %s", why);
 		goto out_time;
 	}
-	if (watch_console(l, m, NULL)) {
+	/*
+	 * A console that kept dying without a line is the same fault whether
+	 * it was closed (gone) or just reopened (silent) when TIMEOUT came:
+	 * one message for both.
+	 */
+	watched = watch_console(l, m, NULL);
+	dead = !r->interrupted && kconsole_dead_silent(l->con);
+	if (watched && !dead) {
 		res->verdict = KV_INFRA;
 		snprintf(res->why, sizeof(res->why), "the console of %s: %s",
 			 krun_opt(r, KOPT_MACHINE) ? krun_opt(r, KOPT_MACHINE) : "the box",
@@ -499,8 +507,7 @@ static int boot(struct krun *r, struct krun_lab *l, const char *release,
 			 "no decision before MAX_MONITOR_WAIT");
 	} else if (kmonitor_verdict(m) == KMON_BOOTED) {
 		ret = 0;
-	} else if (kmonitor_verdict(m) == KMON_TIMED_OUT &&
-		   kconsole_dead_silent(l->con)) {
+	} else if (dead && (watched || kmonitor_verdict(m) == KMON_TIMED_OUT)) {
 		/* the console kept dying: the boot was not seen, not silent */
 		res->verdict = KV_INFRA;
 		snprintf(res->why, sizeof(res->why),
