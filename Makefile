@@ -8,6 +8,7 @@
 #   make SAN=1 check     the same under AddressSanitizer + UBSan
 #   make check-host      the unit and command line tests only: no lab (the
 #                        kernel builds and qemu boots), no fuzzing
+#   make check-unit      the unit tests only (no lab)
 #   make valgrind        the unit tests under valgrind memcheck: no error, no
 #                        leak (the lab ones only when KTEST_LAB is set)
 #   make fuzz            run the libFuzzer targets for longer (FUZZ_SECONDS)
@@ -38,6 +39,8 @@ WARN += -Werror
 endif
 
 ifeq ($(SAN),1)
+# the tests' LD_PRELOAD shims must not stop the sanitized binaries
+export ASAN_OPTIONS ?= verify_asan_link_order=0
 O := build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=undefined
@@ -76,7 +79,7 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(O)/bench/%)
 
 MANPAGES := $(wildcard doc/*.1 doc/*.5)
 
-.PHONY: all check check-host unit valgrind fuzz fuzz-build bench deps install \
+.PHONY: all check check-host check-unit unit valgrind fuzz fuzz-build bench deps install \
 	uninstall clean
 
 ifeq ($(SAN),1)
@@ -142,6 +145,11 @@ HOST_UNITS := $(filter-out $(O)/tests/test_kbuild_real $(O)/tests/test_qemu, \
 	$(UNIT_BINS))
 check-host: $(BIN) $(HOST_UNITS)
 	KTEST_E2E=0 KTEST_BUILD=$(O) KTEST=$(CURDIR)/$(BIN) \
+		sh tests/run-tests.sh $(HOST_UNITS)
+
+# The unit tests alone, without the lab's (CI: the plain build's).
+check-unit: $(BIN) $(HOST_UNITS)
+	KTEST_E2E=0 KTEST_CLI=0 KTEST_BUILD=$(O) KTEST=$(CURDIR)/$(BIN) \
 		sh tests/run-tests.sh $(HOST_UNITS)
 
 fuzz: $(FUZZ_BINS)

@@ -5,7 +5,8 @@
 #   run-tests.sh UNIT_BIN... -- FUZZ_BIN...
 # Unit binaries are cmocka programs; their own summary lines are counted.
 # tests/cli/*.sh and tests/e2e/*.sh print "ok - what" / "not ok - what" lines
-# (see tests/lib.sh); KTEST_E2E=0 leaves the tests/e2e ones out.
+# (see tests/lib.sh); KTEST_E2E=0 leaves the tests/e2e ones out, KTEST_CLI=0
+# the tests/cli ones.
 # Fuzz binaries run over their seed corpus: FUZZ_SECONDS in all, or
 # FUZZ_EACH seconds each, FUZZ_JOBS at a time (CI: 60 s each, 2 at a time).
 set -u
@@ -52,6 +53,7 @@ for s in "$top"/tests/cli/*.sh "$top"/tests/e2e/*.sh; do
 	[ -f "$s" ] || continue
 	case $s in
 	"$top"/tests/e2e/*) [ "${KTEST_E2E:-1}" = 0 ] && continue ;;
+	*) [ "${KTEST_CLI:-1}" = 0 ] && continue ;;
 	esac
 	out="$tmp/$(basename "$s").out"
 	KTEST_SRC="$top" KTEST_TMP="$tmp/$(basename "$s" .sh).d" sh "$s" >"$out" 2>&1
