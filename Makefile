@@ -58,7 +58,7 @@ CPPFLAGS += -D_GNU_SOURCE -DKTEST_VERSION='"$(VERSION)"' -I.
 CFLAGS ?= $(OPT)
 CFLAGS += -std=c11 $(WARN) $(SANFLAGS) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS += $(SANFLAGS)
-LDLIBS += $(PKG_LIBS)
+LDLIBS += $(PKG_LIBS) -lm
 
 # Every .c under the four rooms is part of the engine library, except main.
 LIB_SRCS := $(filter-out ktest/main.c, \
@@ -109,24 +109,26 @@ $(O)/tests/%: tests/unit/%.c $(LIB)
 # The state machines are pure: their tests link them alone, without libgit2,
 # libssh or anything else, so any I/O dependency breaks the build.
 PURE_OBJS := $(addprefix $(O)/,ktest/bisect.o ktest/patchcheck.o \
-	ktest/config_bisect.o ktest/min_config.o conf/kconfig.o conf/strmap.o)
+	ktest/config_bisect.o ktest/min_config.o ktest/flaky.o conf/kconfig.o \
+	conf/strmap.o)
 PURE_TESTS := $(filter $(O)/tests/test_bisect $(O)/tests/test_patchcheck \
 	$(O)/tests/test_config_bisect $(O)/tests/test_min_config,$(UNIT_BINS))
 $(PURE_TESTS): $(O)/tests/%: tests/unit/%.c $(PURE_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(PURE_OBJS) $(LDFLAGS) -lcmocka
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(PURE_OBJS) $(LDFLAGS) -lcmocka -lm
 
 # libFuzzer targets: clang, with the engine sources built in (not the gcc lib)
 $(O)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(LIB_SRCS) \
 		$(wildcard conf/*.h ktest/*.h power/*.h console/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -g -O1 $(PKG_CFLAGS) \
-		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
+		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) $(PKG_LIBS) -lm
 
 $(O)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
+	$(O)/tests/test_flaky \
 unit: $(UNIT_BINS)
 
 fuzz-build: $(FUZZ_BINS)
