@@ -102,6 +102,7 @@ static const struct {
 	{ "serial:", &kcon_serial_ops },
 	{ "pty:", &kcon_pty_ops },
 	{ "tcp:", &kcon_tcp_ops },
+	{ "telnet:", &kcon_telnet_ops },
 };
 
 /* The driver a CONSOLE value means, and where its own part starts. */
@@ -318,7 +319,10 @@ static enum fill fill(struct kconsole *c)
 	ssize_t n;
 
 	make_room(c, KCON_MAX_LINE);
-	n = read(c->fd, c->buf + c->end, c->cap - c->end);
+	if (c->ops->read)
+		n = c->ops->read(c, c->buf + c->end, c->cap - c->end);
+	else
+		n = read(c->fd, c->buf + c->end, c->cap - c->end);
 	if (n > 0) {
 		c->end += (size_t)n;
 		c->last_data_ms = kclock_ms();

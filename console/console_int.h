@@ -50,6 +50,8 @@ struct kcon_ops {
 	void (*hangup)(struct kconsole *c);
 	/* A directory whose changes mean "try again now" (may be NULL). */
 	const char *(*watch_dir)(struct kconsole *c, char *buf, size_t len);
+	/* Bytes in; NULL means read(2). Returns what read(2) returns. */
+	ssize_t (*read)(struct kconsole *c, void *buf, size_t n);
 	/* Bytes out; NULL means write(2). Returns what write(2) returns. */
 	ssize_t (*write)(struct kconsole *c, const void *buf, size_t n);
 	void (*free)(struct kconsole *c);
@@ -82,7 +84,24 @@ struct kconsole {
 extern const struct kcon_ops kcon_serial_ops;
 extern const struct kcon_ops kcon_pty_ops;
 extern const struct kcon_ops kcon_tcp_ops;
+extern const struct kcon_ops kcon_telnet_ops;
 extern const struct kcon_ops kcon_command_ops;
+
+/* telnet.c: the protocol of a telnet console, one connection's state. */
+struct kcon_telnet {
+	int state;			/* where the last byte left us */
+	unsigned char verb;		/* WILL/WONT/DO/DONT being read */
+	unsigned char us[32], him[32];	/* options on, one bit each */
+};
+
+void kcon_telnet_reset(struct kcon_telnet *t);
+/*
+ * Takes the telnet commands out of the n bytes at buf (in place) and
+ * returns how many data bytes are left; the answers to the far end's
+ * negotiation are appended to reply.
+ */
+size_t kcon_telnet_filter(struct kcon_telnet *t, char *buf, size_t n,
+			  struct sbuf *reply);
 
 /* snprintf into err, never failing. */
 void kcon_errf(char *err, size_t errlen, const char *fmt, ...)

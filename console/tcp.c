@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * TCP consoles: tcp:HOST:PORT (tcp:[::1]:PORT for IPv6 literals), a raw
- * console server such as ser2net (raw mode) or conmux. No telnet
- * negotiation: point ser2net's raw port at it.
+ * console server such as ser2net's raw mode ("accepter: tcp,..."), and
+ * telnet:HOST:PORT, the same with telnet's commands taken out of the
+ * stream and its negotiation answered (telnet.c): ser2net's telnet mode
+ * ("accepter: telnet,tcp,...", with or without rfc2217), conmux, terminal
+ * servers.
  *
  * ser2net drops its client when the USB serial behind it vanishes (a box
  * powered off) and takes clients again when it is back; console.c reconnects
@@ -29,6 +32,9 @@ struct tcp {
 	char *host;
 	char *port;
 	char name[300];		/* "host:port", "[::1]:port": for messages */
+	bool telnet;
+	struct kcon_telnet tn;	/* this connection's telnet state */
+	bool iac_owed;		/* the second 255 of a doubled one is due */
 };
 
 static int tcp_parse(struct kconsole *c, const char *target, char *err,
@@ -38,11 +44,13 @@ static int tcp_parse(struct kconsole *c, const char *target, char *err,
 	const char *colon;
 
 	c->priv = t;
+	t->telnet = c->ops == &kcon_telnet_ops;
 	if (target[0] == '[') {
 		const char *rb = strchr(target, ']');
 
 		if (!rb || rb[1] != ':') {
-			kcon_errf(err, len, "expected tcp:[ADDRESS]:PORT");
+			kcon_errf(err, len, "expected %s:[ADDRESS]:PORT",
+				  c->ops->name);
 			return -1;
 		}
 		t->host = xstrndup(target + 1, (size_t)(rb - target - 1));
@@ -50,7 +58,8 @@ static int tcp_parse(struct kconsole *c, const char *target, char *err,
 	} else {
 		colon = strrchr(target, ':');
 		if (!colon || colon == target) {
-			kcon_errf(err, len, "expected tcp:HOST:PORT");
+			kcon_errf(err, len, "expected %s:HOST:PORT",
+				  c->ops->name);
 			return -1;
 		}
 		t->host = xstrndup(target, (size_t)(colon - target));
@@ -122,7 +131,7 @@ static int tcp_open(struct kconsole *c, int64_t deadline_ms, char *err,
 
 	r = getaddrinfo(t->host, t->port, &hints, &res);
 	if (r) {
-		kcon_errf(err, len, "tcp console %s: %s", t->name,
+		kcon_errf(err, len, "%s console %s: %s", c->ops->name, t->name,
 			  r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
 		return -1;
 	}
@@ -133,12 +142,14 @@ static int tcp_open(struct kconsole *c, int64_t deadline_ms, char *err,
 	}
 	freeaddrinfo(res);
 	if (fd < 0) {
-		kcon_errf(err, len, "tcp console %s: connect: %s", t->name,
-			  strerror(e));
+		kcon_errf(err, len, "%s console %s: connect: %s",
+			  c->ops->name, t->name, strerror(e));
 		return -1;
 	}
 	tune(fd);
 	c->fd = fd;
+	kcon_telnet_reset(&t->tn);
+	t->iac_owed = false;
 	return 0;
 }
 
@@ -152,6 +163,61 @@ static void tcp_close(struct kconsole *c)
 static ssize_t tcp_write(struct kconsole *c, const void *buf, size_t n)
 {
 	return send(c->fd, buf, n, MSG_NOSIGNAL);
+}
+
+/*
+ * Telnet in: the data bytes of what came, the negotiation answered at once
+ * (a few bytes; should the socket take none, the read after says why).
+ * Only commands: "nothing yet", as console.c takes EAGAIN.
+ */
+static ssize_t telnet_read(struct kconsole *c, void *buf, size_t n)
+{
+	struct tcp *t = c->priv;
+	struct sbuf reply;
+	ssize_t r = read(c->fd, buf, n);
+	size_t k;
+
+	if (r <= 0)
+		return r;
+	sbuf_init(&reply);
+	k = kcon_telnet_filter(&t->tn, buf, (size_t)r, &reply);
+	/* a dead peer shows at the next read: no error here */
+	if (reply.len)
+		(void)!send(c->fd, reply.buf, reply.len,
+			    MSG_NOSIGNAL | MSG_DONTWAIT);
+	sbuf_free(&reply);
+	if (!k) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return (ssize_t)k;
+}
+
+/*
+ * Telnet out: a 255 goes twice. Returns how many of buf's bytes went; a
+ * doubled 255 whose second half did not fit is owed and goes first next
+ * time.
+ */
+static ssize_t telnet_write(struct kconsole *c, const void *buf, size_t n)
+{
+	static const char iac2[2] = { (char)0xff, (char)0xff };
+	struct tcp *t = c->priv;
+	const char *p = buf, *ff;
+	ssize_t w;
+
+	if (t->iac_owed) {
+		w = send(c->fd, iac2, 1, MSG_NOSIGNAL);
+		if (w <= 0)
+			return w;
+		t->iac_owed = false;
+	}
+	ff = memchr(p, 0xff, n);
+	if (ff != p)
+		return send(c->fd, p, ff ? (size_t)(ff - p) : n, MSG_NOSIGNAL);
+	w = send(c->fd, iac2, 2, MSG_NOSIGNAL);
+	if (w == 1)
+		t->iac_owed = true;
+	return w <= 0 ? w : 1;
 }
 
 static void tcp_free(struct kconsole *c)
@@ -172,6 +238,17 @@ const struct kcon_ops kcon_tcp_ops = {
 	.open = tcp_open,
 	.close = tcp_close,
 	.write = tcp_write,
+	.free = tcp_free,
+	.min_reopen_ms = KCON_RETRY_MS,
+};
+
+const struct kcon_ops kcon_telnet_ops = {
+	.name = "telnet",
+	.parse = tcp_parse,
+	.open = tcp_open,
+	.close = tcp_close,
+	.read = telnet_read,
+	.write = telnet_write,
 	.free = tcp_free,
 	.min_reopen_ms = KCON_RETRY_MS,
 };
