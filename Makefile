@@ -17,10 +17,18 @@
 #   make bench           run the benchmarks
 #   make deps            install the Debian packages the build and tests need
 #   make install PREFIX=/usr/local DESTDIR=
+#                        the binary, man pages, examples, bash completion
+#   make uninstall PREFIX=/usr/local DESTDIR=
 #
 # CI=true turns warnings into errors.
 
 VERSION := 0.1.0
+
+# What the build was made from, for ktest --version: git describe of the work
+# tree at build time (here only, never at run time). A tree without .git (a
+# tarball, a Debian source package) builds without it: the plain VERSION.
+GIT_DESCRIBE := $(if $(wildcard .git),$(shell GIT_OPTIONAL_LOCKS=0 \
+	git describe --always --dirty 2>/dev/null))
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
@@ -31,6 +39,7 @@ BINDIR ?= $(PREFIX)/bin
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/ktest
 EXAMPLEDIR ?= $(DOCDIR)/examples
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	-Wno-unused-parameter -Wformat=2
@@ -79,7 +88,7 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(O)/bench/%)
 
 MANPAGES := $(wildcard doc/*.1 doc/*.5)
 
-.PHONY: all check check-host check-unit unit valgrind fuzz fuzz-build bench deps install \
+.PHONY: FORCE all check check-host check-unit unit valgrind fuzz fuzz-build bench deps install \
 	uninstall clean
 
 ifeq ($(SAN),1)
@@ -93,6 +102,15 @@ all: $(BIN)
 $(BIN): $(O)/ktest/main.o $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# Only main.o holds the git describe; it is rebuilt when that changes.
+$(O)/ktest/main.o: CPPFLAGS += -DKTEST_GIT='"$(GIT_DESCRIBE)"'
+$(O)/ktest/main.o: $(O)/git-describe
+$(O)/git-describe: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(GIT_DESCRIBE)' | cmp -s - $@ || echo '$(GIT_DESCRIBE)' > $@
+
+FORCE:
 
 $(LIB): $(LIB_OBJS)
 	rm -f $@
@@ -170,19 +188,22 @@ deps:
 
 install: $(BIN)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
-		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(EXAMPLEDIR)
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(EXAMPLEDIR) \
+		$(DESTDIR)$(BASHCOMPDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/ktest
+	install -m 644 dist/bash-completion/ktest $(DESTDIR)$(BASHCOMPDIR)/ktest
 	for m in $(MANPAGES); do \
 		s=$${m##*.}; install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; \
 	done
 	cp -R examples/. $(DESTDIR)$(EXAMPLEDIR)/
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/ktest
+	rm -f $(DESTDIR)$(BINDIR)/ktest $(DESTDIR)$(BASHCOMPDIR)/ktest
 	for m in $(MANPAGES); do \
 		s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$$(basename $$m); \
 	done
 	rm -rf $(DESTDIR)$(EXAMPLEDIR)
+	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 clean:
 	rm -rf build build-san ktest/ktest

@@ -59,6 +59,19 @@ static void usage(FILE *f)
 		"See ktest(1) and ktest.conf(5).\n");
 }
 
+#ifndef KTEST_GIT
+#define KTEST_GIT ""
+#endif
+
+/* "ktest 0.1.0", and the build's git describe when it was built from git */
+static void print_version(void)
+{
+	if (KTEST_GIT[0])
+		printf("ktest %s (git %s)\n", KTEST_VERSION, KTEST_GIT);
+	else
+		printf("ktest %s\n", KTEST_VERSION);
+}
+
 static int parse_define(struct kcli *cli, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
@@ -117,7 +130,7 @@ static int parse_args(struct kcli *cli, int argc, char **argv,
 			usage(stdout);
 			return KEXIT_OK + 1;
 		} else if (!strcmp(a, "--version")) {
-			printf("ktest %s\n", KTEST_VERSION);
+			print_version();
 			return KEXIT_OK + 1;
 		} else if (!strcmp(a, "--dry-run")) {
 			cli->dry_run = true;
