@@ -36,6 +36,7 @@ struct kcli {
 	bool dry_run;
 	bool restart;		/* --restart: ignore the journal */
 	const char *json;	/* --json FILE */
+	const char *kcidb;	/* --kcidb FILE */
 	bool interactive;	/* stdin is a tty: prompts allowed */
 	struct kdiag diag;
 };

@@ -611,6 +611,66 @@ static void write_report(struct krun *r)
 	if (r->json_path && kresults_write(&r->report, r->json_path))
 		krun_print(r, "ktest: cannot write %s (--json): %s\n",
 			   r->json_path, strerror(errno));
+	if (r->kcidb_path && kresults_write_kcidb(&r->report, r->kcidb_path))
+		krun_print(r, "ktest: cannot write %s (--kcidb): %s\n",
+			   r->kcidb_path, strerror(errno));
+}
+
+/* "ARCH=arm64" in s: its value, if it is a KCIDB architecture ([a-z0-9_]+) */
+static char *arch_from(const char *s, const char *key)
+{
+	const char *p = s ? strstr(s, key) : NULL;
+	size_t n;
+
+	if (!p)
+		return NULL;
+	p += strlen(key);
+	n = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	if (!n || (p[n] && p[n] != ' ' && p[n] != '/' && p[n] != '\t'))
+		return NULL;
+	return xstrndup(p, n);
+}
+
+/*
+ * What KCIDB wants to know of a test's build: BUILD_DIR's origin remote,
+ * branch and HEAD (the commit of steps that build the tree as it is, after
+ * CHECKOUT), the architecture (ARCH= of MAKE_CMD or BUILD_OPTIONS, else the
+ * arch/X/ of BUILD_TARGET), BUILD_TYPE and LOG_FILE. Unknown ones stay NULL.
+ */
+static void kcidb_facts(struct krun *r)
+{
+	const char *dir = krun_opt(r, KOPT_BUILD_DIR);
+	const char *log = r->log_path;
+	char err[256];
+	struct kvcs *v = r->vcs;
+	char *arch;
+
+	if (!v && dir && *dir)
+		v = kvcs_open(dir, err, sizeof(err));	/* quiet: git is optional */
+	if (v) {
+		struct kvcs_commit head;
+
+		r->t->git_url = kvcs_remote_url(v, "origin");
+		r->t->git_branch = kvcs_branch(v);
+		if (!kvcs_head(v, &head)) {
+			kresults_set(&r->t->head, head.id);
+			kvcs_commit_clear(&head);
+		}
+		if (v != r->vcs)
+			kvcs_close(v);
+	}
+	arch = arch_from(krun_opt(r, KOPT_MAKE_CMD), "ARCH=");
+	if (!arch)
+		arch = arch_from(krun_opt(r, KOPT_BUILD_OPTIONS), "ARCH=");
+	if (!arch)
+		arch = arch_from(krun_opt(r, KOPT_BUILD_TARGET), "arch/");
+	r->t->arch = arch;
+	kresults_set(&r->t->config_name, krun_opt(r, KOPT_BUILD_TYPE));
+	if (log && *log) {
+		char *abs = realpath(log, NULL);
+
+		r->t->log_url = abs ? abs : xstrdup(log);
+	}
 }
 
 /* ---- the log ---- */
@@ -924,6 +984,7 @@ static int run_test(struct krun *r, bool dry)
 	run_hook(r, KOPT_PRE_TEST, krun_bool(r, KOPT_PRE_TEST_DIE));
 	if (r->die || checkout(r))
 		return -1;
+	kcidb_facts(r);
 	if (krun_bool(r, KOPT_REBOOT_ON_SUCCESS))
 		r->reboot_success = true;
 	ret = run(r);
@@ -1077,11 +1138,12 @@ static int check_mail(struct krun *r)
 	return ret;
 }
 
-int cmd_run(struct kcli *cli)
+static int run_config(struct kcli *cli)
 {
 	struct kconfig c;
 	struct krun r;
 	int ret = kload(cli, &c, KLOAD_CHECKED);
+	const char *origin;
 	char *abs;
 
 	if (ret) {
@@ -1092,6 +1154,7 @@ int cmd_run(struct kcli *cli)
 	r.c = &c;
 	r.config_path = cli->config;
 	r.json_path = cli->json;
+	r.kcidb_path = cli->kcidb;
 	r.tty = isatty(STDOUT_FILENO);
 	r.run_t0 = kclock_ms();
 	r.j.fd = -1;
@@ -1109,6 +1172,16 @@ int cmd_run(struct kcli *cli)
 	abs = realpath(cli->config, NULL);
 	kresults_init(&r.report, abs ? abs : cli->config);
 	free(abs);
+	r.i = -1;
+	origin = krun_opt(&r, KOPT_KCIDB_ORIGIN);
+	if (!kcidb_origin_ok(origin)) {
+		fprintf(stderr, "ktest: %s: KCIDB_ORIGIN = '%s' is no KCIDB origin: use lower-case letters, digits and _ only (ids are ORIGIN:...)\n",
+			cli->config, origin ? origin : "");
+		krun_free(&r);
+		kconfig_free(&c);
+		return KEXIT_USAGE;
+	}
+	r.report.origin = xstrdup(origin);
 	if (open_log(&r) || (ret = check_mail(&r)) || open_state(&r, cli)) {
 		krun_free(&r);
 		kconfig_free(&c);
@@ -1157,5 +1230,32 @@ int cmd_run(struct kcli *cli)
 	signal(SIGINT, SIG_DFL);
 	krun_free(&r);
 	kconfig_free(&c);
+	return ret;
+}
+
+/* A relative path made absolute: the run chdirs to BUILD_DIR. */
+static char *abs_arg(const char *path)
+{
+	char cwd[PATH_MAX];
+
+	if (!path || path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return path ? xstrdup(path) : NULL;
+	return xasprintf("%s/%s", cwd, path);
+}
+
+int cmd_run(struct kcli *cli)
+{
+	const char *json = cli->json, *kcidb = cli->kcidb;
+	char *json_abs = abs_arg(json), *kcidb_abs = abs_arg(kcidb);
+	int ret;
+
+	/* --json and --kcidb name files relative to where ktest was started */
+	cli->json = json_abs;
+	cli->kcidb = kcidb_abs;
+	ret = run_config(cli);
+	cli->json = json;
+	cli->kcidb = kcidb;
+	free(json_abs);
+	free(kcidb_abs);
 	return ret;
 }

@@ -51,6 +51,7 @@ static void usage(FILE *f)
 		"  --format=FORMAT   legacy (ktest.conf) or native; guessed by default\n"
 		"  --dry-run         print what would run and touch nothing\n"
 		"  --json FILE       also write the run's JSON report to FILE\n"
+		"  --kcidb FILE      also write the run's KCIDB v4 JSON to FILE\n"
 		"  --restart         start afresh: ignore an unfinished run's journal\n"
 		"  -h, --help        this help\n"
 		"  --version         print the version\n"
@@ -143,6 +144,15 @@ static int parse_args(struct kcli *cli, int argc, char **argv,
 				cli->json = argv[i];
 			} else {
 				fprintf(stderr, "ktest: --json needs a FILE\n");
+				return KEXIT_USAGE + 1;
+			}
+		} else if (!strcmp(a, "--kcidb") || !strncmp(a, "--kcidb=", 8)) {
+			if (a[7] == '=') {
+				cli->kcidb = a + 8;
+			} else if (++i < argc) {
+				cli->kcidb = argv[i];
+			} else {
+				fprintf(stderr, "ktest: --kcidb needs a FILE\n");
 				return KEXIT_USAGE + 1;
 			}
 		} else if (!strcmp(a, "-D")) {

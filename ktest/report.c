@@ -64,6 +64,7 @@ static void step_free(struct kstep_report *s)
 	free(s->why);
 	free(s->title);
 	free(s->failed_phase);
+	free(s->started);
 }
 
 void kresults_free(struct kresults *r)
@@ -81,9 +82,16 @@ void kresults_free(struct kresults *r)
 		free(t->result_commit);
 		free(t->result_subject);
 		free(t->result_options);
+		free(t->git_url);
+		free(t->git_branch);
+		free(t->head);
+		free(t->arch);
+		free(t->config_name);
+		free(t->log_url);
 	}
 	free(r->tests);
 	free(r->config);
+	free(r->origin);
 	free(r->started);
 	free(r->finished);
 	memset(r, 0, sizeof(*r));
@@ -125,6 +133,7 @@ struct kstep_report *kresults_step(struct ktest_report *t, const char *kind,
 	kresults_set(&s->subject, subject);
 	for (int p = 0; p < KPH__COUNT; p++)
 		s->ms[p] = -1;
+	s->started = kresults_now();
 	return s;
 }
 
@@ -293,7 +302,24 @@ static void test_json(struct sbuf *b, const struct ktest_report *t)
 	sbuf_adds(b, "\n  }");
 }
 
-/* KCIDB v4: ids are "ktest:<commit>" / "ktest:<test>.<step>" with origin ktest */
+/*
+ * KCIDB v4.3 (kcidb-io's kcidb_io/schema/v04_03.py): every id is
+ * "<origin>:...", no member is null (an unknown one is left out), URLs are
+ * URIs. Checkouts are "<origin>:<commit>"; builds and tests carry the run's
+ * start ("<origin>:<YYYYmmddTHHMMSSZ>.<test>.<step>[.boot|.test]") so two
+ * runs never reuse an id.
+ */
+bool kcidb_origin_ok(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_'))
+			return false;
+	return true;
+}
+
 static const char *kcidb_status(enum kverdict v)
 {
 	switch (v) {
@@ -304,17 +330,69 @@ static const char *kcidb_status(enum kverdict v)
 	case KV_SKIP:
 		return "SKIP";
 	default:
-		return "ERROR";
+		return "ERROR";	/* INFRA: the lab, not the code */
 	}
 }
 
-/* "ktest:<commit>" as a JSON string */
-static void jid(struct sbuf *b, const char *commit)
+static bool is_sha1(const char *s)
 {
-	char *id = xasprintf("ktest:%s", commit);
+	size_t n = 0;
 
-	jstr(b, id);
+	for (; s && ((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')); s++)
+		n++;
+	return s && !*s && n == 40;
+}
+
+struct kcidb_ctx {
+	struct sbuf *b;
+	const char *origin;
+	char run[32];		/* the run's start, digits and T/Z only */
+	bool first;
+};
+
+/* ", "key": "val"" when val is known */
+static void kopt_str(struct kcidb_ctx *k, const char *key, const char *val)
+{
+	if (!val)
+		return;
+	sbuf_addf(k->b, ", \"%s\": ", key);
+	jstr(k->b, val);
+}
+
+static void kopt_url(struct kcidb_ctx *k, const char *key, const char *path)
+{
+	char *url;
+
+	if (!path)
+		return;
+	url = path[0] == '/' ? xasprintf("file://%s", path) : xstrdup(path);
+	kopt_str(k, key, url);
+	free(url);
+}
+
+static void kobj_start(struct kcidb_ctx *k)
+{
+	sbuf_adds(k->b, k->first ? "\n      {" : ",\n      {");
+	k->first = false;
+}
+
+static void kid(struct kcidb_ctx *k, const char *key, const char *rest)
+{
+	char *id = xasprintf("%s:%s", k->origin, rest);
+
+	sbuf_addf(k->b, "\"%s\": ", key);
+	jstr(k->b, id);
 	free(id);
+}
+
+static void kstep_id(struct kcidb_ctx *k, const char *key,
+		     const struct ktest_report *t, const struct kstep_report *s,
+		     const char *suffix)
+{
+	char *rest = xasprintf("%s.%d.%d%s", k->run, t->index, s->n, suffix);
+
+	kid(k, key, rest);
+	free(rest);
 }
 
 static bool phase_failed(const struct kstep_report *s, const char *phase)
@@ -322,96 +400,180 @@ static bool phase_failed(const struct kstep_report *s, const char *phase)
 	return s->failed_phase && !strcmp(s->failed_phase, phase);
 }
 
-static void kcidb_build(struct sbuf *b, const struct ktest_report *t,
-			const struct kstep_report *s, bool *first)
+/*
+ * The checkout of a step: its commit, else HEAD when the test began (a
+ * build or boot test builds the tree as it is), else "<run>.<test>".
+ */
+static char *checkout_rest(const struct kcidb_ctx *k,
+			   const struct ktest_report *t,
+			   const struct kstep_report *s)
 {
-	sbuf_adds(b, *first ? "\n      " : ",\n      ");
-	*first = false;
-	sbuf_addf(b, "{\"id\": \"ktest:%d.%d\", \"origin\": \"ktest\", "
-		  "\"checkout_id\": ", t->index, s->n);
-	jid(b, s->commit ? s->commit : "none");
-	sbuf_adds(b, ", \"config_url\": ");
-	jstr(b, s->config);
-	sbuf_adds(b, ", \"valid\": ");
-	sbuf_adds(b, phase_failed(s, "build") ? "false" : "true");
-	sbuf_adds(b, ", \"duration\": ");
-	jsecs(b, s->ms[KPH_BUILD]);
-	sbuf_adds(b, "}");
+	if (s->commit)
+		return xstrdup(s->commit);
+	if (t->head)
+		return xstrdup(t->head);
+	return xasprintf("%s.%d", k->run, t->index);
 }
 
-static void kcidb_test(struct sbuf *b, const struct ktest_report *t,
+static void kcidb_checkout(struct kcidb_ctx *k, const struct ktest_report *t,
+			   const struct kstep_report *s, const char *rest)
+{
+	const char *commit = s->commit ? s->commit : t->head;
+
+	kobj_start(k);
+	kid(k, "id", rest);
+	kopt_str(k, "origin", k->origin);
+	if (t->git_url && (!strncmp(t->git_url, "https://", 8) ||
+			   !strncmp(t->git_url, "git://", 6)))
+		kopt_str(k, "git_repository_url", t->git_url);
+	if (is_sha1(commit))
+		kopt_str(k, "git_commit_hash", commit);
+	kopt_str(k, "git_repository_branch", t->git_branch);
+	kopt_str(k, "comment", s->subject);
+	kopt_str(k, "start_time", s->started);
+	sbuf_adds(k->b, ", \"patchset_hash\": \"\", \"valid\": true}");
+}
+
+static void kcidb_build(struct kcidb_ctx *k, const struct ktest_report *t,
+			const struct kstep_report *s)
+{
+	char *rest;
+
+	kobj_start(k);
+	kstep_id(k, "id", t, s, "");
+	kopt_str(k, "origin", k->origin);
+	sbuf_adds(k->b, ", ");
+	rest = checkout_rest(k, t, s);
+	kid(k, "checkout_id", rest);
+	free(rest);
+	kopt_str(k, "start_time", s->started);
+	sbuf_adds(k->b, ", \"duration\": ");
+	jsecs(k->b, s->ms[KPH_BUILD]);
+	kopt_str(k, "architecture", t->arch);
+	kopt_str(k, "config_name", t->config_name);
+	kopt_url(k, "config_url", s->config);
+	kopt_url(k, "log_url", t->log_url);
+	sbuf_addf(k->b, ", \"valid\": %s",
+		  phase_failed(s, "build") ? "false" : "true");
+	if (phase_failed(s, "build") && s->why) {
+		sbuf_adds(k->b, ", \"misc\": {\"why\": ");
+		jstr(k->b, s->why);
+		sbuf_adds(k->b, "}");
+	}
+	sbuf_adds(k->b, "}");
+}
+
+/* The step's start plus the phases before p: when p began. NULL: unknown */
+static char *phase_start(const struct kstep_report *s, enum kphase p)
+{
+	struct tm tm;
+	char buf[64];
+	time_t t;
+	long ms = 0;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!s->started || !strptime(s->started, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return NULL;
+	for (int q = 0; q < (int)p; q++)
+		if (s->ms[q] > 0)
+			ms += s->ms[q];
+	t = timegm(&tm) + ms / 1000;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return xstrdup(buf);
+}
+
+static void kcidb_test(struct kcidb_ctx *k, const struct ktest_report *t,
 		       const struct kstep_report *s, const char *path,
-		       enum kphase p, bool *first)
+		       enum kphase p)
 {
 	enum kverdict v = phase_failed(s, path) ? s->verdict : KV_GOOD;
+	char *suffix, *start;
 
 	if (s->failed_phase && !phase_failed(s, path) &&
 	    (!strcmp(s->failed_phase, "build") ||
 	     !strcmp(s->failed_phase, "install") ||
 	     (p == KPH_TEST && !strcmp(s->failed_phase, "boot"))))
 		return;		/* it never ran */
-	sbuf_adds(b, *first ? "\n      " : ",\n      ");
-	*first = false;
-	sbuf_addf(b, "{\"id\": \"ktest:%d.%d.%s\", \"origin\": \"ktest\", "
-		  "\"build_id\": \"ktest:%d.%d\", \"path\": \"%s\", "
-		  "\"status\": \"%s\", \"duration\": ", t->index, s->n, path,
-		  t->index, s->n, path, kcidb_status(v));
-	jsecs(b, s->ms[p]);
-	if (v != KV_GOOD && s->title) {
-		sbuf_adds(b, ", \"misc\": {\"crash_title\": ");
-		jstr(b, s->title);
-		sbuf_adds(b, "}");
+	suffix = xasprintf(".%s", path);
+	kobj_start(k);
+	kstep_id(k, "id", t, s, suffix);
+	free(suffix);
+	kopt_str(k, "origin", k->origin);
+	sbuf_adds(k->b, ", ");
+	kstep_id(k, "build_id", t, s, "");
+	sbuf_addf(k->b, ", \"path\": \"%s\", \"status\": \"%s\", \"duration\": ",
+		  path, kcidb_status(v));
+	jsecs(k->b, s->ms[p]);
+	start = phase_start(s, p);
+	kopt_str(k, "start_time", start);
+	free(start);
+	kopt_str(k, "comment", t->name);
+	kopt_url(k, "log_url", t->log_url);
+	if (v != KV_GOOD) {
+		sbuf_adds(k->b, ", \"misc\": {\"verdict\": ");
+		jstr(k->b, kverdict_name(v));
+		if (s->why) {
+			sbuf_adds(k->b, ", \"why\": ");
+			jstr(k->b, s->why);
+		}
+		if (s->title) {
+			sbuf_adds(k->b, ", \"crash_title\": ");
+			jstr(k->b, s->title);
+		}
+		sbuf_adds(k->b, "}");
 	}
-	sbuf_adds(b, "}");
+	sbuf_adds(k->b, "}");
 }
 
 static void kcidb_json(struct sbuf *b, const struct kresults *r)
 {
+	struct kcidb_ctx k = { .b = b, .first = true };
 	struct strmap seen;
-	bool first = true;
+	size_t n = 0;
 
+	k.origin = kcidb_origin_ok(r->origin) ? r->origin : "ktest";
+	for (const char *p = r->started; p && *p && n < sizeof(k.run) - 1; p++)
+		if ((*p >= '0' && *p <= '9') || *p == 'T' || *p == 'Z')
+			k.run[n++] = *p;
 	strmap_init(&seen);
 	sbuf_adds(b, "{\n    \"version\": {\"major\": 4, \"minor\": 3},\n"
 		  "    \"checkouts\": [");
 	for (size_t i = 0; i < r->ntests; i++) {
-		for (size_t k = 0; k < r->tests[i].nsteps; k++) {
-			const struct kstep_report *s = &r->tests[i].steps[k];
+		for (size_t j = 0; j < r->tests[i].nsteps; j++) {
+			const struct kstep_report *s = &r->tests[i].steps[j];
+			char *rest;
 
-			if (!s->commit || strmap_has(&seen, s->commit))
-				continue;
-			strmap_put(&seen, s->commit, NULL);
-			sbuf_adds(b, first ? "\n      " : ",\n      ");
-			first = false;
-			sbuf_adds(b, "{\"id\": ");
-			jid(b, s->commit);
-			sbuf_adds(b, ", \"origin\": \"ktest\", \"git_commit_hash\": ");
-			jstr(b, s->commit);
-			sbuf_adds(b, ", \"patchset_hash\": \"\"}");
+			rest = checkout_rest(&k, &r->tests[i], s);
+			if (!strmap_has(&seen, rest)) {
+				strmap_put(&seen, rest, NULL);
+				kcidb_checkout(&k, &r->tests[i], s, rest);
+			}
+			free(rest);
 		}
 	}
 	strmap_free(&seen, NULL);
-	sbuf_adds(b, first ? "],\n    \"builds\": [" : "\n    ],\n    \"builds\": [");
-	first = true;
+	sbuf_adds(b, k.first ? "],\n    \"builds\": [" : "\n    ],\n    \"builds\": [");
+	k.first = true;
 	for (size_t i = 0; i < r->ntests; i++)
-		for (size_t k = 0; k < r->tests[i].nsteps; k++)
-			if (r->tests[i].steps[k].ms[KPH_BUILD] >= 0)
-				kcidb_build(b, &r->tests[i], &r->tests[i].steps[k],
-					    &first);
-	sbuf_adds(b, first ? "],\n    \"tests\": [" : "\n    ],\n    \"tests\": [");
-	first = true;
+		for (size_t j = 0; j < r->tests[i].nsteps; j++)
+			if (r->tests[i].steps[j].ms[KPH_BUILD] >= 0)
+				kcidb_build(&k, &r->tests[i], &r->tests[i].steps[j]);
+	sbuf_adds(b, k.first ? "],\n    \"tests\": [" : "\n    ],\n    \"tests\": [");
+	k.first = true;
 	for (size_t i = 0; i < r->ntests; i++) {
-		for (size_t k = 0; k < r->tests[i].nsteps; k++) {
-			const struct kstep_report *s = &r->tests[i].steps[k];
+		for (size_t j = 0; j < r->tests[i].nsteps; j++) {
+			const struct kstep_report *s = &r->tests[i].steps[j];
 
 			if (s->ms[KPH_BUILD] < 0)
 				continue;	/* no build to hang it on */
 			if (s->ms[KPH_BOOT] >= 0)
-				kcidb_test(b, &r->tests[i], s, "boot", KPH_BOOT, &first);
+				kcidb_test(&k, &r->tests[i], s, "boot", KPH_BOOT);
 			if (s->ms[KPH_TEST] >= 0)
-				kcidb_test(b, &r->tests[i], s, "test", KPH_TEST, &first);
+				kcidb_test(&k, &r->tests[i], s, "test", KPH_TEST);
 		}
 	}
-	sbuf_adds(b, first ? "]\n  }" : "\n    ]\n  }");
+	sbuf_adds(b, k.first ? "]\n  }" : "\n    ]\n  }");
 }
 
 static void report_json(struct sbuf *b, const struct kresults *r)
@@ -435,20 +597,18 @@ static void report_json(struct sbuf *b, const struct kresults *r)
 	sbuf_adds(b, "\n}\n");
 }
 
-int kresults_write(const struct kresults *r, const char *path)
+/* b's text to path: path.tmp, fsync, rename; frees b */
+static int write_atomic(struct sbuf *b, const char *path)
 {
-	struct sbuf b;
 	char *tmp = xasprintf("%s.tmp", path);
 	int fd, ret = -1, saved;
 	size_t off = 0;
 
-	sbuf_init(&b);
-	report_json(&b, r);
 	fd = kcmd_open_private(tmp, O_WRONLY | O_CREAT | O_TRUNC);
 	if (fd < 0)
 		goto out;
-	while (off < b.len) {
-		ssize_t w = write(fd, b.buf + off, b.len - off);
+	while (off < b->len) {
+		ssize_t w = write(fd, b->buf + off, b->len - off);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -466,7 +626,27 @@ out:
 	if (ret)
 		unlink(tmp);
 	free(tmp);
-	sbuf_free(&b);
+	sbuf_free(b);
 	errno = saved;
 	return ret;
+}
+
+int kresults_write(const struct kresults *r, const char *path)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	report_json(&b, r);
+	return write_atomic(&b, path);
+}
+
+int kresults_write_kcidb(const struct kresults *r, const char *path)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	kcidb_json(&b, r);
+	/* kcidb_json() indents for its place inside report.json */
+	sbuf_adds(&b, "\n");
+	return write_atomic(&b, path);
 }

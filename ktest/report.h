@@ -35,6 +35,7 @@ struct kstep_report {
 	char *failed_phase;	/* "build", "boot", ... or NULL */
 	long ms[KPH__COUNT];	/* -1: the phase did not run */
 	bool resumed;		/* taken from the journal, not run again */
+	char *started;		/* ISO 8601 UTC: when the step began */
 };
 
 struct ktest_report {
@@ -48,10 +49,18 @@ struct ktest_report {
 				 * space-separated */
 	struct kstep_report *steps;
 	size_t nsteps;
+	/* KCIDB facts, NULL when unknown */
+	char *git_url;		/* BUILD_DIR's origin remote (https:// or git://) */
+	char *git_branch;	/* the branch checked out when the test began */
+	char *head;		/* HEAD then: the commit of steps that have none */
+	char *arch;		/* ARCH= of MAKE_CMD/BUILD_OPTIONS, or arch/X/ of BUILD_TARGET */
+	char *config_name;	/* BUILD_TYPE */
+	char *log_url;		/* file:// of LOG_FILE */
 };
 
 struct kresults {
 	char *config;
+	char *origin;			/* KCIDB origin (KCIDB_ORIGIN), NULL: ktest */
 	char *started, *finished;	/* ISO 8601 UTC */
 	struct ktest_report *tests;
 	size_t ntests;
@@ -72,6 +81,15 @@ void kresults_finish(struct kresults *r);
 
 /* Writes the JSON to path (path.tmp, fsync, rename). 0 or -1 with errno. */
 int kresults_write(const struct kresults *r, const char *path);
+
+/*
+ * Writes the KCIDB v4 document alone (version, checkouts, builds, tests) to
+ * path, the same way. 0 or -1 with errno.
+ */
+int kresults_write_kcidb(const struct kresults *r, const char *path);
+
+/* Is s a KCIDB origin ([a-z0-9_]+)? */
+bool kcidb_origin_ok(const char *s);
 
 /* ISO 8601 UTC of now, malloc'd. */
 char *kresults_now(void);

@@ -32,6 +32,7 @@ struct krun {
 	struct kresults report;
 	char *report_path;
 	const char *json_path;		/* --json FILE (also written) */
+	const char *kcidb_path;		/* --kcidb FILE (also written) */
 	int successes;
 	int failures;
 	bool infra;			/* the lab gave out */

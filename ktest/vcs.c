@@ -273,6 +273,49 @@ int kvcs_resolve(struct kvcs *v, const char *rev, struct kvcs_commit *out)
 	return 0;
 }
 
+/*
+ * remote.NAME.url, read from the config rather than by git_remote_lookup(),
+ * whose config glob leaks pcre2 match data (libgit2 1.5, under LSan).
+ */
+char *kvcs_remote_url(struct kvcs *v, const char *name)
+{
+	git_config *cfg = NULL;
+	git_buf buf = GIT_BUF_INIT;
+	char *key, *ret = NULL;
+
+	if (!v || !name)
+		return NULL;
+	if (git_repository_config_snapshot(&cfg, v->repo) < 0) {
+		git_error_clear();
+		return NULL;
+	}
+	key = xasprintf("remote.%s.url", name);
+	if (git_config_get_string_buf(&buf, cfg, key) == 0 && buf.ptr && *buf.ptr)
+		ret = xstrdup(buf.ptr);
+	git_error_clear();
+	git_buf_dispose(&buf);
+	free(key);
+	git_config_free(cfg);
+	return ret;
+}
+
+char *kvcs_branch(struct kvcs *v)
+{
+	git_reference *head = NULL;
+	char *ret = NULL;
+
+	if (!v || git_repository_head_detached(v->repo) != 0)
+		return NULL;
+	if (git_repository_head(&head, v->repo) < 0) {
+		git_error_clear();
+		return NULL;
+	}
+	if (git_reference_is_branch(head))
+		ret = xstrdup(git_reference_shorthand(head));
+	git_reference_free(head);
+	return ret;
+}
+
 int kvcs_head(struct kvcs *v, struct kvcs_commit *out)
 {
 	git_reference *head = NULL;

@@ -96,6 +96,12 @@ int kvcs_checkout(struct kvcs *v, const char *id, bool force);
 /* The commit HEAD points at. */
 int kvcs_head(struct kvcs *v, struct kvcs_commit *out);
 
+/* The URL of remote name ("origin"), or NULL when there is none. malloc'd. */
+char *kvcs_remote_url(struct kvcs *v, const char *name);
+
+/* The branch HEAD is on ("master"), or NULL when HEAD is detached. malloc'd. */
+char *kvcs_branch(struct kvcs *v);
+
 /*
  * A separate work tree at path with id checked out, for building several
  * commits at once; removed (and pruned) by kvcs_worktree_remove().
