@@ -12,7 +12,7 @@ libcmocka-dev libclang-rt-14-dev valgrind openssh-server
 linux-source-6.1 flex bison bc libelf-dev ccache jq
 qemu-system-x86 busybox-static
 libcurl4-openssl-dev pdudaemon ipmitool openipmi ser2net conmux
-debhelper dpkg-dev fakeroot python3-jsonschema bash-completion
+debhelper dpkg-dev fakeroot python3-jsonschema bash-completion man-db groff-base
 "
 
 missing=""
