@@ -32,7 +32,7 @@ GIT_DESCRIBE := $(if $(wildcard .git),$(shell GIT_OPTIONAL_LOCKS=0 \
 
 CC ?= cc
 PKG_CONFIG ?= pkg-config
-PKGS := libconfuse libgit2 libssh libserialport libpcre2-8
+PKGS := libconfuse libgit2 libssh libserialport libpcre2-8 libcurl
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin

@@ -860,6 +860,25 @@ enum klevel kconfig_test_level(struct kconfig *c, int i)
 	return l;
 }
 
+/* What POWER_TYPE needs: POWER_CYCLE (ktest.pl's), or the driver's own. */
+static size_t power_needs(struct kconfig *c, int i, enum kopt_id *out)
+{
+	char *pt = NULL;
+	size_t n = 0;
+
+	if (kconfig_get(c, KOPT_POWER_TYPE, i, &pt, NULL) || !pt ||
+	    !strcmp(pt, "command")) {
+		out[n++] = KOPT_POWER_CYCLE;
+	} else if (!strcmp(pt, "pdudaemon")) {
+		out[n++] = KOPT_PDUDAEMON_PDU;
+		out[n++] = KOPT_PDUDAEMON_PORT;
+	} else if (!strcmp(pt, "ipmi")) {
+		out[n++] = KOPT_IPMI_HOST;
+	}
+	free(pt);
+	return n;
+}
+
 /* Options test i must have, by ktest.pl's get_mandatory_configs() rules. */
 static size_t needed_for(struct kconfig *c, int i, enum kopt_id *out)
 {
@@ -891,7 +910,7 @@ static size_t needed_for(struct kconfig *c, int i, enum kopt_id *out)
 	}
 	free(rt);
 	rt = NULL;
-	out[n++] = KOPT_POWER_CYCLE;
+	n += power_needs(c, i, out + n);
 	out[n++] = KOPT_CONSOLE;
 	if (kconfig_get(c, KOPT_REBOOT_TYPE, i, &rt, NULL) || !rt)
 		return n;

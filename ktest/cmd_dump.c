@@ -4,6 +4,7 @@
  * expanded as the run would use it (${KERNEL_VERSION} stays as written: it
  * exists only once a kernel is built).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,14 @@ static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(kopt_table[*(const int *)a].name,
 		      kopt_table[*(const int *)b].name);
+}
+
+/* IPMI_PASSWORD: a dump may be pasted into a bug report (doc/security.md) */
+static bool secret(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n >= 8 && !strcmp(name + n - 8, "PASSWORD");
 }
 
 static int dump_test(struct kconfig *c, int i, const int *order)
@@ -36,7 +45,8 @@ static int dump_test(struct kconfig *c, int i, const int *order)
 		if (kconfig_get(c, id, i, &v, NULL))
 			return -1;
 		if (v)
-			printf("%s = %s\n", kopt_table[id].name, v);
+			printf("%s = %s\n", kopt_table[id].name,
+			       secret(kopt_table[id].name) ? "***" : v);
 		free(v);
 	}
 	printf("\n");

@@ -186,7 +186,40 @@ static int watch(void *ctx, const char *stop, long quiet_ms)
  */
 #define POWER_MS 300000
 
-/* POWER_CYCLE / POWER_OFF and the reboot options of an ssh box */
+/* POWER_TYPE = pdudaemon: the PDUDAEMON_* options */
+static struct kpower *open_pdudaemon(struct krun *r, long timeout_ms)
+{
+	struct kpdud_opts o = {
+		.url = krun_opt(r, KOPT_PDUDAEMON_URL),
+		.pdu = krun_opt(r, KOPT_PDUDAEMON_PDU),
+		.port = krun_opt(r, KOPT_PDUDAEMON_PORT),
+		.delay_s = krun_int(r, KOPT_PDUDAEMON_DELAY, -1),
+		.timeout_ms = timeout_ms,
+	};
+
+	return kpower_pdudaemon_new(&o);
+}
+
+/* POWER_TYPE = ipmi: the IPMI_* options */
+static struct kpower *open_ipmi(struct krun *r, long timeout_ms)
+{
+	struct kipmi_opts o = {
+		.host = krun_opt(r, KOPT_IPMI_HOST),
+		.port = (int)krun_int(r, KOPT_IPMI_PORT, 0),
+		.user = krun_opt(r, KOPT_IPMI_USER),
+		.password = krun_opt(r, KOPT_IPMI_PASSWORD),
+		.password_file = krun_opt(r, KOPT_IPMI_PASSWORD_FILE),
+		.cipher = (int)krun_int(r, KOPT_IPMI_CIPHER, -1),
+		.timeout_ms = timeout_ms,
+	};
+
+	return kpower_ipmi_new(&o);
+}
+
+/*
+ * The power driver (POWER_TYPE: POWER_CYCLE / POWER_OFF, pdudaemon or
+ * ipmi) and the reboot options of an ssh box
+ */
 static int open_ssh_power(struct krun *r, struct krun_lab *l, char *why,
 			  size_t len)
 {
@@ -197,12 +230,20 @@ static int open_ssh_power(struct krun *r, struct krun_lab *l, char *why,
 	char *off = po ? kstrs_keep(&l->bo.keep, kbox_subst(&l->bo, po)) : NULL;
 	long timeout = krun_int(r, KOPT_RUN_TIMEOUT, 0) * 1000;
 
+	const char *type = krun_opt(r, KOPT_POWER_TYPE);
+
 	if (kreboot_opts_read(r->c, r->i, &l->ro)) {
 		snprintf(why, len, "the reboot options of test %d do not resolve",
 			 r->i);
 		return -1;
 	}
-	l->power = kpower_command_new(cycle, off, timeout > 0 ? timeout : POWER_MS);
+	timeout = timeout > 0 ? timeout : POWER_MS;
+	if (type && !strcmp(type, "pdudaemon"))
+		l->power = open_pdudaemon(r, timeout);
+	else if (type && !strcmp(type, "ipmi"))
+		l->power = open_ipmi(r, timeout);
+	else
+		l->power = kpower_command_new(cycle, off, timeout);
 	return 0;
 }
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Power: switching a test box on and off. One small interface, drivers
- * behind it: "command" (POWER_CYCLE / POWER_OFF as ktest.pl runs them) and
- * "qemu" (the built-in box: qemu-system-x86_64 booting the installed kernel).
+ * behind it: "command" (POWER_CYCLE / POWER_OFF as ktest.pl runs them),
+ * "qemu" (the built-in box: qemu-system-x86_64 booting the installed kernel),
+ * and the lab-standard ones POWER_TYPE picks: "pdudaemon" (an outlet through
+ * pdudaemon's HTTP API) and "ipmi" (the box's BMC through ipmitool).
  * state() may answer unknown: most power switches cannot be asked.
  */
 #ifndef KTEST_POWER_H
@@ -84,5 +86,46 @@ const char *kpower_qemu_console(const struct kpower *p);
 bool kpower_qemu_kvm(const struct kpower *p);
 /* qemu's pid while the box is on, else 0 (for tests and diagnostics). */
 int kpower_qemu_pid(const struct kpower *p);
+
+/*
+ * pdudaemon (POWER_TYPE = pdudaemon): one outlet of a PDU that a pdudaemon
+ * serves, switched through its HTTP listener: GET
+ * URL/power/control/{on,off,reboot}?hostname=PDU&port=PORT[&delay=D].
+ * cycle() is pdudaemon's "reboot": off, delay seconds (pdudaemon's own
+ * default 5 when delay < 0), on. Debian 12's pdudaemon answers once the
+ * job ran (off, the delay, on), so a 200 means the cycle is done; an older
+ * one that queues answers at once and the outlet switches just after.
+ * Either way pdudaemon answers 200 even when its PDU driver failed (it
+ * only logs it): a box that does not come back is seen by the boot watch.
+ * state() is unknown: pdudaemon cannot be asked.
+ */
+struct kpdud_opts {
+	const char *url;	/* "http://HOST:PORT"; NULL: http://localhost:16421 */
+	const char *pdu;	/* the PDU's name in pdudaemon's config */
+	const char *port;	/* the outlet */
+	long delay_s;		/* reboot's off time; < 0: pdudaemon's */
+	long timeout_ms;	/* one request, the reboot's delay included */
+};
+struct kpower *kpower_pdudaemon_new(const struct kpdud_opts *o);
+
+/*
+ * IPMI (POWER_TYPE = ipmi): ipmitool -I lanplus chassis power on, off,
+ * cycle and status. The password goes to ipmitool in its environment
+ * (IPMI_PASSWORD, -E) or as a file (-f), never on its command line, and
+ * never into a message. cycle() of a chassis that is off is "power on"
+ * (a BMC refuses to cycle a chassis that is off). ipmitool returns when
+ * the BMC took the request: the boot watch sees the box come up.
+ */
+struct kipmi_opts {
+	const char *host;
+	int port;		/* 0: 623 */
+	const char *user;	/* NULL: the BMC's anonymous user */
+	const char *password;	/* NULL: none (or password_file) */
+	const char *password_file;
+	int cipher;		/* -C; < 0: ipmitool's default */
+	const char *ipmitool;	/* NULL: "ipmitool" from PATH */
+	long timeout_ms;	/* each ipmitool run */
+};
+struct kpower *kpower_ipmi_new(const struct kipmi_opts *o);
 
 #endif
