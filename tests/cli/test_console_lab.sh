@@ -13,12 +13,15 @@
 #     comes back, the boot passes, both halves in order
 #  4. ser2net dies in the middle of the boot for good: INFRA (exit 3), the
 #     message names the console and host:port, no commit blamed
-#  5. conmux (Debian's, Perl): see the skip line
+#  5. conmux: CONSOLE = conmux-console box, a real conmux and its registry
+#     (in a network namespace of their own): the boot passes, lines whole
+#  6. ipmitool SOL: CONSOLE = ipmitool ... sol activate against openipmi's
+#     ipmi_sim serving the pty as SOL: the boot passes, no password logged
 . "$(dirname "$0")/../lib.sh"
 
 cd "$KTEST_TMP" || exit 1
 T=$KTEST_TMP
-rm -rf st-* tmp build-out ./*.conf ./*.log ./*.yaml on half.done relay.* pts
+rm -rf st-* tmp build-out ./*.conf ./*.log ./*.yaml ./*.cf on go half.done relay.* pts s2n.pid reg.db conmux-run.sh conmux.rc lan.conf bmc.emu bmc-state
 t_start=$(date +%s)
 
 if [ ! -x /usr/sbin/ser2net ] || ! command -v python3 >/dev/null; then
@@ -279,5 +282,58 @@ EOF
 		sh -c "grep -v '^Connected to box console' '$dmesg' | cmp -s - whole.log"
 fi
 echo "# 5. conmux: $(( $(date +%s) - t3 )) s"
+
+# ---- 6. ipmitool SOL against openipmi's ipmi_sim ----
+# ipmi_sim, a BMC on 127.0.0.1 (UDP, a free port), whose SOL is the
+# relay's pty; CONSOLE is ipmitool's "sol activate", the password from
+# IPMI_PASSWORD (-E), never in the config or a log. ipmi_sim has no
+# cipher suite 17, ipmitool's default: -C 3.
+t5=$(date +%s)
+if ! command -v ipmi_sim >/dev/null || ! command -v ipmitool >/dev/null; then
+	ok "skipped: ipmi_sim or ipmitool not installed (.ci/deps.sh installs openipmi and ipmitool)"
+else
+	relay now
+	uport=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	cat >lan.conf <<EOF
+name "ktestbmc"
+set_working_mc 0x20
+  startlan 1
+    addr 127.0.0.1 $uport
+    priv_limit admin
+    allowed_auths_callback none md2 md5 straight
+    allowed_auths_user none md2 md5 straight
+    allowed_auths_operator none md2 md5 straight
+    allowed_auths_admin none md2 md5 straight
+    guid a123456789abcdefa123456789abcdef
+  endlan
+  sol "$pts" 115200
+user 2 true "ktest" "lab-secret" admin 10 none md2 md5 straight
+EOF
+	cat >bmc.emu <<'EOF'
+mc_setbmc 0x20
+mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
+mc_enable 0x20
+EOF
+	mkdir -p bmc-state
+	ipmi_sim -n -c "$T/lan.conf" -f "$T/bmc.emu" -s "$T/bmc-state" >ipmi_sim.log 2>&1 </dev/null &
+	sim_pid=$!
+	pids="$pids $sim_pid"
+	sol="ipmitool -I lanplus -C 3 -H 127.0.0.1 -p $uport -U ktest -E"
+	i=0
+	until IPMI_PASSWORD=lab-secret $sol chassis power status >/dev/null 2>&1; do
+		i=$((i + 1)); [ $i -lt 30 ] || break
+		sleep 0.1
+	done
+	conf st-sol "$sol sol activate" >f.conf
+	IPMI_PASSWORD=lab-secret run_ktest f.conf
+	kill "$sim_pid" "$relay_pid" 2>/dev/null
+	expect_rc 0 "ipmitool SOL: a boot through ipmitool sol activate and ipmi_sim passes"
+	check "ipmitool SOL: GOOD ($(verdict st-sol))" test "$(verdict st-sol)" = "GOOD -"
+	check "ipmitool SOL: the boot's lines are in the dmesg file, whole and in order" \
+		sh -c "grep -v '^\[SOL Session operational' '$dmesg' | cmp -s - whole.log"
+	check "ipmitool SOL: the password is in no log or report" \
+		sh -c "! grep -rq lab-secret st-sol st-sol.log out err '$T/tmp'"
+fi
+echo "# 6. ipmitool SOL: $(( $(date +%s) - t5 )) s"
 echo "# all: $(( $(date +%s) - t_start )) s"
 finish
