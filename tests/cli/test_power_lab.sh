@@ -127,6 +127,15 @@ check "pdudaemon logged the HTTP reboot request for labpdu" \
 	grep -q 'reboot?hostname=labpdu&port=3&delay=0' pdud.log
 check "the boot saw the console of the power-up" grep -q '^box login:' st-pdu.log
 
+# POWEROFF_ON_SUCCESS: the end of the run switches the outlet off
+fresh
+conf st-pdu-off "$PDU" "PDUDAEMON_PDU = labpdu" "POWEROFF_ON_SUCCESS = 1" \
+	>pdu-off.conf
+run_ktest pdu-off.conf
+expect_rc 0 "a boot with POWEROFF_ON_SUCCESS passes"
+check "and the run ended with the outlet off ($(tr '\n' ',' <power))" \
+	sh -c "tail -n 1 power | grep -qx 'off outlet-3' && grep -q 'off?hostname=labpdu&port=3' pdud.log"
+
 # a PDU pdudaemon does not know: 500, INFRA naming it
 fresh
 conf st-pdu-unknown "$PDU" "PDUDAEMON_PDU = nosuchpdu" >pdu-unknown.conf
@@ -267,11 +276,14 @@ printf '%s\n' "$PW" >bmc.pw
 chmod 600 bmc.pw
 fresh
 rm -f argv.rec
-conf st-ipmi-f "$IPMI" "IPMI_PASSWORD_FILE = $T/bmc.pw" >ipmi-f.conf
+conf st-ipmi-f "$IPMI" "IPMI_PASSWORD_FILE = $T/bmc.pw" \
+	"POWEROFF_ON_SUCCESS = 1" >ipmi-f.conf
 PATH=$T/bin:$PATH run_ktest ipmi-f.conf
 expect_rc 0 "IPMI_PASSWORD_FILE: the boot passes"
 check "ipmitool read the password from the file (-f)" \
 	sh -c "grep -q -- '-f $T/bmc.pw' argv.rec && ! grep -q 'env: IPMI_PASSWORD' argv.rec"
+check "POWEROFF_ON_SUCCESS left the chassis off" \
+	sh -c "grep -q 'chassis power off' argv.rec && IPMI_PASSWORD='$PW' ipmitool -I lanplus -H 127.0.0.1 -p $bport -U labadmin -E -C 3 chassis power status | grep -q 'is off'"
 
 # no IPMI_HOST: ktest check names it
 conf st-nohost "POWER_TYPE = ipmi" >nohost.conf
