@@ -103,7 +103,7 @@ static int ipmitool(struct kpower *p, const char *what, struct sbuf *out)
 		.env = envv,
 	};
 	struct kcmd_result r;
-	char how[64], head[320];
+	char how[64], head[320], hint[200] = "";
 	int ret = -1;
 
 	sbuf_init(&env);
@@ -128,11 +128,14 @@ static int ipmitool(struct kpower *p, const char *what, struct sbuf *out)
 		ret = 0;
 		goto out;
 	}
+	if (r.status == 127 && !r.signal && !r.timed_out)	/* no exec */
+		snprintf(hint, sizeof(hint), " (cannot run %.150s: is ipmitool installed?)",
+			 m->ipmitool);
+	else if (r.status == 1 && strstr(sbuf_str(out), "session"))
+		snprintf(hint, sizeof(hint), " (check IPMI_USER and the password, IPMI_HOST and IPMI_PORT)");
 	snprintf(p->err, sizeof(p->err), "%s: %s%s%s%s", head,
 		 kcmd_describe(&r, how, sizeof(how)),
-		 out->len ? ": " : "", sbuf_str(out),
-		 r.status == 1 && strstr(sbuf_str(out), "session") ?
-		 " (check IPMI_USER and the password, IPMI_HOST and IPMI_PORT)" : "");
+		 out->len ? ": " : "", sbuf_str(out), hint);
 	kcmd_redact_buf(p->err, sizeof(p->err));
 out:
 	/* the password leaves no copy behind in freed memory */
