@@ -98,13 +98,15 @@ EOF
 pdudaemon --conf "$T/pdud.json" >pdud.log 2>&1 </dev/null &
 pdud=$!
 pids="$pids $pdud"
+listening() {	# listening PORT: something accepts TCP there
+	python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$1" 2>/dev/null
+}
 i=0
-until curl -s -o /dev/null "http://127.0.0.1:$pport/power/control/on" ||
-	[ $i -ge 100 ]; do
+until listening "$pport" || [ $i -ge 100 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-if curl -s -o /dev/null "http://127.0.0.1:$pport/power/control/on"; then
+if listening "$pport"; then
 	ok "pdudaemon listens on 127.0.0.1 port $pport (pid $pdud)"
 else
 	not_ok "pdudaemon starts (its log: $(tail -n 3 pdud.log))"
