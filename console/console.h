@@ -5,9 +5,12 @@
  *
  *   serial:/dev/ttyUSB0[,BAUD[,8N1[,rtscts|xonxoff]]]   a serial port
  *   pty:/dev/pts/N          a pseudo-terminal (qemu, relays), termios path
- *   tcp:HOST:PORT           a raw TCP console server (ser2net, conmux)
+ *   tcp:HOST:PORT           a raw TCP console server (ser2net's raw mode)
+ *   telnet:HOST:PORT        a telnet console server (ser2net's telnet
+ *                           mode, terminal servers): IAC taken out
  *   anything else           a command whose output is the console, run
  *                           on a pty as ktest.pl runs CONSOLE
+ *                           (conmux-console, ipmitool ... sol activate)
  *
  * Reads are event-driven (poll), never byte-at-a-time polling loops. A
  * console that vanishes (EOF, hang-up, device gone) is reopened until the
@@ -59,7 +62,7 @@ const char *kconsole_error(const struct kconsole *c);
  * console's, not the box's.
  */
 bool kconsole_dead_silent(const struct kconsole *c);
-/* The driver's name: "serial", "pty", "tcp", "command". */
+/* The driver's name: "serial", "pty", "tcp", "telnet", "command". */
 const char *kconsole_driver(const struct kconsole *c);
 
 /* CLOCK_MONOTONIC in milliseconds. */
