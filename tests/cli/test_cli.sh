@@ -160,6 +160,13 @@ for f in "$KTEST_SRC"/examples/*.conf; do
 	expect_rc 0 "bundled example $(basename "$f") passes check"
 done
 
+# the whole config of doc/native-config.md is what it says: ok, 2 tests
+awk '/^```$/ && on { exit } on { print } /^```$/ { on = 1 }' \
+	"$KTEST_SRC/doc/native-config.md" >native-doc.ktest
+run_ktest check native-doc.ktest
+expect_rc 0 "doc/native-config.md's example passes ktest check"
+check "with its 2 tests" grep -q 'ok: 2 tests' out
+
 # Prompts happen on a terminal only: script(1) gives ktest a pty
 cat > nomachine.conf <<'EOF2'
 BUILD_DIR = /src
