@@ -130,6 +130,7 @@ PURE_OBJS := $(addprefix $(O)/,ktest/bisect.o ktest/patchcheck.o \
 	ktest/config_bisect.o ktest/min_config.o ktest/flaky.o conf/kconfig.o \
 	conf/strmap.o)
 PURE_TESTS := $(filter $(O)/tests/test_bisect $(O)/tests/test_patchcheck \
+	$(O)/tests/test_flaky \
 	$(O)/tests/test_config_bisect $(O)/tests/test_min_config,$(UNIT_BINS))
 $(PURE_TESTS): $(O)/tests/%: tests/unit/%.c $(PURE_OBJS)
 	@mkdir -p $(dir $@)
@@ -146,7 +147,6 @@ $(O)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
-	$(O)/tests/test_flaky \
 unit: $(UNIT_BINS)
 
 fuzz-build: $(FUZZ_BINS)

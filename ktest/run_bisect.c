@@ -22,6 +22,7 @@
 #include "conf/strmap.h"
 #include "ktest/bisect.h"
 #include "ktest/cmd.h"
+#include "ktest/flaky.h"
 #include "ktest/run.h"
 #include "ktest/vcs.h"
 
@@ -41,6 +42,10 @@ struct bis {
 	bool skip_untestable;
 	enum kstep_level level;
 	struct kb_retmap ret;		/* BISECT_RET_* */
+	struct kflaky fl;		/* runs per commit (flaky.h) */
+	bool verify;			/* BISECT_VERIFY */
+	long runs;			/* runs of commits, replayed ones too */
+	long left;			/* revisions left after this one */
 	/*
 	 * With BISECT_FILES, the graph is read afresh after every verdict,
 	 * as every "git bisect good/bad" walks afresh: a merge treesame to a
@@ -242,26 +247,101 @@ static const char *purpose_text(enum kb_purpose p)
 	}
 }
 
-/* One candidate: build (boot, test) it, with INFRA retried. */
-static int test_one(struct bis *s, const struct kb_step *st, enum kb_verdict *m)
+/*
+ * One run of a commit: build (boot, test) it, with INFRA retried; the
+ * second and later runs of a boot or test bisect boot what the first one
+ * built. Its outcome as the failure bisected for showing or not (before
+ * BISECT_REVERSE turns it round); -1: stop.
+ */
+static int run_once(struct bis *s, const char *id, const char *kind, int run,
+		    long steps_left, enum kfl_run *out)
 {
-	struct kstep_opts o = { .kind = "bisect", .commit = st->id,
-				.left = (long)st->left, .steps_left = st->steps,
-				.level = s->level };
+	struct kstep_opts o = { .commit = id, .left = s->left,
+				.steps_left = steps_left, .level = s->level };
 	struct kstep_result res;
 	const char *min = krun_opt(s->r, KOPT_MIN_CONFIG);
 	char *bt = min && *min ? xasprintf("useconfig:%s", min) : xstrdup("oldconfig");
-	char what[16];
+	char what[40], k[32];
+	enum kb_verdict m;
 	int ret;
 
-	o.subject = subject_of(s, st->id);
-	o.build_type = bt;
+	snprintf(k, sizeof(k), run > 1 ? "%s-run%d" : "%s", kind, run);
+	o.kind = k;
+	o.subject = subject_of(s, id);
+	o.build_type = run > 1 && s->level >= KSTEP_BOOT ? "nobuild" : bt;
 	o.force_checkout = true;
 	o.settle_ms = krun_int(s->r, KOPT_BISECT_SLEEP_TIME, 60) * 1000;
-	snprintf(what, sizeof(what), "%.12s", st->id);
+	snprintf(what, sizeof(what), run > 1 ? "%.12s (run %d)" : "%.12s",
+		 id, run);
 	ret = krun_step_retry(s->r, &o, what, &res);
 	free(bt);
-	return ret ? ret : to_mark(s, &res, m);
+	if (ret || to_mark(s, &res, &m))
+		return -1;
+	if (s->reverse && m != KB_SKIP)
+		m = m == KB_GOOD ? KB_BAD : KB_GOOD;
+	*out = m == KB_SKIP ? KFL_UNTESTABLE : m == KB_BAD ? KFL_FAIL : KFL_PASS;
+	return 0;
+}
+
+static const char *const decision_name[] = {
+	[KFL_MORE] = "more", [KFL_GOOD] = "passes", [KFL_BAD] = "fails",
+	[KFL_SKIP] = "cannot be tested",
+};
+
+/*
+ * A commit's runs until they decide (flaky.h): once with the defaults.
+ * measure: all BISECT_TRIES runs, to measure how often the failure shows.
+ */
+static int judge(struct bis *s, const char *id, const char *kind,
+		 bool measure, long steps_left, enum kfl_decision *d)
+{
+	struct kfl_runs r = { .measure = measure };
+	bool was_flaky = s->fl.flaky;
+	int run = 0;
+
+	kflaky_set_steps(&s->fl, (int)steps_left + (s->verify ? 1 : 0));
+	do {
+		enum kfl_run out;
+
+		if (run_once(s, id, kind, ++run, steps_left, &out))
+			return -1;
+		s->runs++;
+		*d = kflaky_add(&s->fl, &r, out);
+		if (*d == KFL_MORE)
+			krun_print(s->r, "%.12s: %d run%s, %d failed: running it again (%s)\n",
+				   id, run, run == 1 ? "" : "s", r.fail,
+				   measure ? "measuring how often the failure shows" :
+				   s->fl.flaky ? "a pass needs more clean runs" :
+				   "BISECT_TRIES");
+	} while (*d == KFL_MORE);
+	kflaky_record(&s->fl, &r, *d);
+	if (run > 1)
+		krun_print(s->r, "%.12s %s: %d runs, %d failed, %d passed%s\n",
+			   id, decision_name[*d], run, r.fail, r.pass,
+			   r.untestable ? ", some could not be tested" : "");
+	if (s->fl.flaky && !was_flaky)
+		krun_print(s->r, "%.12s both passed and failed: the failure is flaky; a pass needs enough clean runs from now on (BISECT_FLAKY)\n",
+			   id);
+	return 0;
+}
+
+/* One candidate: its runs decide its mark. */
+static int test_one(struct bis *s, const struct kb_step *st, enum kb_verdict *m)
+{
+	bool measure = s->fl.p.flaky &&
+		st->purpose == (s->reverse ? KB_FOR_CHECK_GOOD : KB_FOR_CHECK_BAD);
+	enum kfl_decision d;
+
+	s->left = (long)st->left;
+	if (judge(s, st->id, "bisect", measure, st->steps, &d))
+		return -1;
+	if (d == KFL_SKIP)
+		*m = KB_SKIP;
+	else if ((d == KFL_BAD) != s->reverse)
+		*m = KB_BAD;
+	else
+		*m = KB_GOOD;
+	return 0;
 }
 
 static void write_log(struct bis *s)
@@ -323,6 +403,13 @@ static int start(struct bis *s, const struct kb_replay *rp, bool have_replay)
 		o.check_bad = strcmp(check, "good") != 0;
 		o.check_good = strcmp(check, "bad") != 0;
 	}
+	/* a flaky bisect measures the failure where it shows, first */
+	if (s->fl.p.flaky) {
+		if (s->reverse)
+			o.check_good = true;
+		else
+			o.check_bad = true;
+	}
 	if (st && *st) {
 		if (resolve(s, KOPT_BISECT_START, st, start_id))
 			return -1;
@@ -343,10 +430,79 @@ static int start(struct bis *s, const struct kb_replay *rp, bool have_replay)
 	return 0;
 }
 
+/*
+ * BISECT_VERIFY: the culprit's parents pass and it fails again (raw
+ * terms: with BISECT_REVERSE, the parents fail and it passes). Returns 0,
+ * 1 with why when it does not hold, -1 to stop.
+ */
+static int verify(struct bis *s, const char *id, char *why, size_t len)
+{
+	enum kfl_decision d;
+	bool want_fail = !s->reverse;
+
+	s->left = -1;
+	for (int k = 1; k <= 8; k++) {
+		struct kvcs_commit c;
+		char rev[64];
+
+		snprintf(rev, sizeof(rev), "%s^%d", id, k);
+		if (kvcs_resolve(s->v, rev, &c))
+			break;
+		krun_print(s->r, "Verifying: the parent %.12s of %.12s must %s\n",
+			   c.id, id, want_fail ? "pass" : "fail");
+		if (judge(s, c.id, "verify", false, 1, &d)) {
+			kvcs_commit_clear(&c);
+			return -1;
+		}
+		if (d != (want_fail ? KFL_GOOD : KFL_BAD)) {
+			snprintf(why, len, "its parent %.12s %s too", c.id,
+				 decision_name[d]);
+			kvcs_commit_clear(&c);
+			return 1;
+		}
+		kvcs_commit_clear(&c);
+	}
+	krun_print(s->r, "Verifying: %.12s must %s again\n", id,
+		   want_fail ? "fail" : "pass");
+	if (judge(s, id, "verify", false, 0, &d))
+		return -1;
+	if (d != (want_fail ? KFL_BAD : KFL_GOOD)) {
+		snprintf(why, len, "it %s this time", decision_name[d]);
+		return 1;
+	}
+	return 0;
+}
+
+static void print_confidence(struct bis *s)
+{
+	if (!s->fl.flaky)
+		return;
+	krun_print(s->r, "Confidence %.1f%%: the failure showed in %.0f%% of the runs of the commits it showed on (%.0f%% counted, on the low side); %ld runs in all\n",
+		   100.0 * kflaky_confidence(&s->fl),
+		   100.0 * kflaky_measured(&s->fl), 100.0 * kflaky_rate(&s->fl),
+		   s->runs);
+}
+
 static int found(struct bis *s, const char *id)
 {
 	struct krun *r = s->r;
 	const char *subj = subject_of(s, id);
+	char why[256];
+	int v;
+
+	if (s->verify) {
+		v = verify(s, id, why, sizeof(why));
+		if (v < 0)
+			return -1;
+		if (v > 0) {
+			write_log(s);
+			print_confidence(s);
+			return krun_fail(r, "bisect: %.12s looked like the first %s commit, but the verification failed: %s; the failure is flakier than BISECT_CONFIDENCE allowed for, or not one commit's",
+					 id, s->reverse ? "good (fixing)" : "bad",
+					 why);
+		}
+		krun_print(r, "Verified: the parents pass and %.12s fails\n", id);
+	}
 
 	krun_print(r, "%s is the first %s commit\n", id,
 		   s->reverse ? "good (fixing)" : "bad");
@@ -356,6 +512,7 @@ static int found(struct bis *s, const char *id)
 	kresults_set(&r->t->result_subject, subj);
 	krun_print(r, "%s commit was [%s] %s\n", s->reverse ? "Good" : "Bad",
 		   id, subj ? subj : "");
+	print_confidence(s);
 	return krun_success(r);
 }
 
@@ -516,6 +673,35 @@ static void bis_free(struct bis *s)
 	strmap_free(&s->subjects, free);
 }
 
+/* BISECT_TRIES, BISECT_FLAKY, BISECT_MAX_TRIES, BISECT_CONFIDENCE, BISECT_VERIFY */
+static int read_flaky(struct bis *s)
+{
+	struct krun *r = s->r;
+	struct kfl_policy p = { 0 };
+	const char *v = krun_opt(r, KOPT_BISECT_VERIFY);
+	long tries = krun_int(r, KOPT_BISECT_TRIES, 1);
+	long max = krun_int(r, KOPT_BISECT_MAX_TRIES, 30);
+	long conf = krun_int(r, KOPT_BISECT_CONFIDENCE, 95);
+
+	p.flaky = krun_bool(r, KOPT_BISECT_FLAKY);
+	if (tries < 1 || tries > KFL_MAX_RUNS || max < 1 || max > KFL_MAX_RUNS ||
+	    conf < 1 || conf > 99) {
+		krun_print(r, "ktest: test %d: BISECT_TRIES and BISECT_MAX_TRIES are 1 to %d, BISECT_CONFIDENCE 1 to 99 (percent)\n",
+			   r->i, KFL_MAX_RUNS);
+		r->config_error = true;
+		return -1;
+	}
+	p.tries = p.flaky && tries < 2 ? 10 : (int)tries;
+	p.max_tries = (int)max;
+	p.confidence = conf / 100.0;
+	kflaky_init(&s->fl, &p);
+	s->verify = v && *v ? krun_bool(r, KOPT_BISECT_VERIFY) : p.flaky;
+	if (p.flaky)
+		krun_print(r, "Flaky bisect: the %s commit runs %d times first; a commit fails once it fails, passes after enough clean runs (at most %d) for %ld%% confidence\n",
+			   s->reverse ? "good" : "bad", p.tries, p.max_tries, conf);
+	return 0;
+}
+
 int krun_bisect(struct krun *r)
 {
 	struct bis s = { .r = r };
@@ -536,6 +722,8 @@ int krun_bisect(struct krun *r)
 	s.reverse = krun_bool(r, KOPT_BISECT_REVERSE);
 	s.skip_untestable = krun_bool(r, KOPT_BISECT_SKIP);
 	read_retmap(r, &s.ret);
+	if (read_flaky(&s))
+		goto out;
 	if (s.reverse)
 		krun_print(r, "Performing a reverse bisect (bad is good, good is bad!)\n");
 	have_head = kvcs_head(s.v, &head) == 0;

@@ -1,0 +1,193 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Flaky-aware bisection (BISECT_FLAKY, BISECT_TRIES, BISECT_VERIFY;
+# ktest/flaky.c) on a real git repo with a fake kbuild and a box made of
+# commands: from c5 on, the kernel panics in about half its boots (a
+# seeded generator in POWER_CYCLE decides, so every run is repeatable).
+# One boot per commit names a wrong commit; the flaky bisect names c5,
+# verifies it (parent passes, c5 fails again) and prints a confidence of at
+# least the target; ktest.pl's BISECT_TRIES rule and the flip that turns the
+# flaky rule on are checked too.
+. "$(dirname "$0")/../lib.sh"
+
+cd "$KTEST_TMP" || exit 1
+T=$KTEST_TMP
+src=$T/src
+rm -rf "$src" st-* build-out tmp ./*.conf console.log next seed boots rate
+mkdir -p "$src"
+
+g() { git -C "$src" "$@"; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t \
+	GIT_COMMITTER_EMAIL=t@t GIT_CONFIG_NOSYSTEM=1 HOME=$T
+
+# the "kernel" is the commit number
+cat >"$src/Makefile" <<EOF
+O ?= .
+all:
+	@mkdir -p \$(O)/arch/x86/boot && cat version > \$(O)/arch/x86/boot/bzImage
+mrproper:
+	@rm -rf \$(O)/.config \$(O)/arch
+olddefconfig oldnoconfig oldconfig:
+	@touch \$(O)/.config
+kernelrelease:
+	@echo 6.1.0-t
+EOF
+echo 0 >"$src/version"
+g init -q
+g add Makefile version
+g commit -q -m "c0: the tree"
+for n in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	echo "$n" >"$src/version"
+	g add version
+	g commit -q -m "c$n: change $n"
+	eval "c$n=\$(g rev-parse HEAD)"
+done
+c0=$(g rev-list --max-parents=0 HEAD)
+
+cat >good.log <<'EOF'
+[    0.000000] Linux version 6.1.0-t (t@t) #1
+box login:
+EOF
+cat >panic.log <<'EOF'
+[    0.000000] Linux version 6.1.0-t (t@t) #1
+[    0.500000] Kernel panic - not syncing: the flaky bug
+EOF
+# POWER_CYCLE: the test kernel when REBOOT_SCRIPT chose it, else the good
+# one; the test kernel of c5 and later panics when the generator says so
+cat >boot.sh <<EOF
+#!/bin/sh
+if [ "\$(cat $T/next 2>/dev/null)" != test ]; then
+	cat $T/good.log >> $T/console.log
+	exit 0
+fi
+rm -f $T/next
+n=\$(cat $T/build-out/arch/x86/boot/bzImage)
+s=\$(( (\$(cat $T/seed) * 1103515245 + 12345) % 2147483648 ))
+echo \$s > $T/seed
+echo "\$n \$(( (s / 65536) % 100 ))" >> $T/boots
+if [ "\$n" -ge 5 ] && [ \$(( (s / 65536) % 100 )) -lt \$(cat $T/rate 2>/dev/null || echo 50) ]; then
+	cat $T/panic.log >> $T/console.log
+else
+	cat $T/good.log >> $T/console.log
+fi
+EOF
+printf 'Host 127.0.0.1\n\tPort 1\n' >ssh_config
+
+conf() {	# conf STATE EXTRA...
+	st=$1
+	shift
+	cat <<EOF
+MACHINE = 127.0.0.1
+BUILD_DIR = $src
+OUTPUT_DIR = $T/build-out
+TMP_DIR = $T/tmp
+STATE_DIR = $T/$st
+LOG_FILE = $T/$st.log
+LOCALVERSION = -t
+NO_INSTALL = 1
+SSH_CONFIG = $T/ssh_config
+CONNECT_TIMEOUT = 1
+POWER_CYCLE = sh $T/boot.sh
+REBOOT_TYPE = script
+REBOOT_SCRIPT = sh -c 'echo test > $T/next'
+CONSOLE = tail -n +1 -F $T/console.log
+SUCCESS_LINE = login:
+BOOTED_TIMEOUT = 0
+STOP_AFTER_FAILURE = 0
+TIMEOUT = 5
+BISECT_SLEEP_TIME = 0
+TEST_START
+TEST_TYPE = bisect
+BISECT_TYPE = boot
+BISECT_GOOD = $c0
+BISECT_BAD = $c12
+EOF
+	for l in "$@"; do echo "$l"; done
+}
+fresh() { : >console.log; rm -f next boots; echo "$1" >seed; }
+culprit() { jq -r '.tests[0].first_bad_commit // "none"' "$1/report.json"; }
+name() {	# the cN of an id
+	for n in 0 1 2 3 4 5 6 7 8 9 10 11 12; do
+		eval "[ \"\$1\" = \"\$c$n\" ] && echo c$n"
+	done
+}
+
+# 1. one boot per commit: the flaky failure misleads it
+fresh 7
+conf st-plain >plain.conf
+run_ktest plain.conf
+got=$(culprit st-plain)
+check "one boot per commit names $(name "$got") (exit $rc): the flaky panic hid itself" \
+	test "$got" != "$c5"
+
+# 2. the flaky bisect, same seed: c5, verified, with its confidence
+fresh 7
+conf st-flaky "BISECT_FLAKY = 1" "BISECT_CONFIDENCE = 90" >flaky.conf
+start=$(date +%s)
+run_ktest flaky.conf
+took=$(( $(date +%s) - start ))
+expect_rc 0 "BISECT_FLAKY: the bisect ends (${took}s, $(wc -l <boots) boots)"
+check "it names c5, the first commit that can panic ($(name "$(culprit st-flaky)"))" \
+	test "$(culprit st-flaky)" = "$c5"
+check "the bad commit ran 10 times first, to measure the failure" \
+	grep -q "Flaky bisect: the bad commit runs 10 times first" out
+check "a commit that fails once is bad, a pass took several clean runs" \
+	sh -c "grep -q 'fails: [0-9]* runs, 1 failed' out && grep -Eq 'passes: ([4-9]|[1-9][0-9]) runs, 0 failed' out"
+check "the answer was verified: the parent passes, c5 fails again" \
+	grep -q "Verified: the parents pass and ${c5%"${c5#????????????}"} fails" out
+conf_line=$(grep '^Confidence ' out)
+pct=$(echo "$conf_line" | sed -n 's/^Confidence \([0-9]*\)\..*/\1/p')
+check "the confidence is printed and at least the 90% asked for: $conf_line" \
+	test "${pct:-0}" -ge 90
+check "the journal holds each run as its own step (bisect-runN)" \
+	grep -q 'key=bisect-run2:' st-flaky/journal
+
+# 3. another seed: the same answer
+fresh 12345
+conf st-flaky2 "BISECT_FLAKY = 1" "BISECT_CONFIDENCE = 90" >flaky2.conf
+run_ktest flaky2.conf
+check "with another seed, c5 again (exit $rc, $(wc -l <boots) boots)" \
+	test "$(culprit st-flaky2)" = "$c5"
+
+# 4. killed in the middle of a flaky bisect, the rerun ends the same way
+fresh 7
+conf st-kill "BISECT_FLAKY = 1" "BISECT_CONFIDENCE = 90" >kill.conf
+"$KTEST" kill.conf >out 2>err </dev/null &
+pid=$!
+i=0
+while [ "$(cat boots 2>/dev/null | wc -l)" -lt 15 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+before=$(wc -l <boots)
+run_ktest kill.conf
+check "killed after $before boots, the rerun names c5 too (exit $rc)" \
+	test "$(culprit st-kill)" = "$c5"
+check "and the finished runs came from the journal" \
+	grep -q 'in the earlier run (from the journal)' out
+
+# 5. ktest.pl's BISECT_TRIES: 3 boots per commit, the first failure decides;
+# a commit that passed and then failed turns the flaky rule on
+fresh 7
+conf st-tries "BISECT_TRIES = 3" >tries.conf
+run_ktest tries.conf
+first=$(grep -E '^[0-9a-f]{12} (passes|fails): ' out | head -n 1)
+check "BISECT_TRIES = 3: a commit passes after 3 clean boots or fails at its first failure ($first)" \
+	sh -c "echo '$first' | grep -Eq 'passes: 3 runs, 0 failed|fails: [1-3] runs, 1 failed'"
+check "a commit that passed, then failed, turns the flaky rule on" \
+	grep -q 'both passed and failed: the failure is flaky' out
+
+# 6. RATE 100: a failure that always shows costs the flaky bisect little
+conf st-solid "BISECT_FLAKY = 1" >solid.conf
+fresh 7
+echo 100 >rate
+run_ktest solid.conf
+rm -f rate
+check "a failure that always shows: c5, verified (exit $rc, $(wc -l <boots) boots)" \
+	sh -c "test '$(culprit st-solid)' = '$c5' && grep -q 'Verified' out"
+check "with a confidence of 95% or more" \
+	sh -c "grep '^Confidence ' out | grep -Eq '^Confidence (9[5-9]|100)\\.'"
+finish
