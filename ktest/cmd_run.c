@@ -1173,7 +1173,10 @@ static int run_config(struct kcli *cli)
 	kresults_init(&r.report, abs ? abs : cli->config);
 	free(abs);
 	r.i = -1;
+	/* no stored default: ktest dump stays ktest.pl's */
 	origin = krun_opt(&r, KOPT_KCIDB_ORIGIN);
+	if (!origin)
+		origin = "ktest";
 	if (!kcidb_origin_ok(origin)) {
 		fprintf(stderr, "ktest: %s: KCIDB_ORIGIN = '%s' is no KCIDB origin: use lower-case letters, digits and _ only (ids are ORIGIN:...)\n",
 			cli->config, origin ? origin : "");
