@@ -121,6 +121,7 @@ struct kstep_opts {
 	size_t ntouched;
 	struct kp_seen *seen;
 	bool force_checkout;	/* checkout even with local changes */
+	bool digest_image;	/* res->image: the built image's digest */
 	long settle_ms;		/* >= 0: reboot to good after, waiting this */
 	/* for the progress line: commits left after this one, and about
 	 * how many more steps (bisect: git's estimate); -1: unknown */
@@ -134,6 +135,7 @@ struct kstep_result {
 	char phase[16];		/* "build", "boot", ... that decided it */
 	char title[256];	/* crash title */
 	char release[256];	/* kernelrelease of what was built */
+	char image[17];		/* FNV-1a 64 of the built image, hex ("": none) */
 	int test_status;	/* TEST's exit status (-1: a signal) */
 	bool resumed;		/* from the journal: nothing ran */
 };

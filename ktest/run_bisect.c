@@ -46,6 +46,8 @@ struct bis {
 	bool verify;			/* BISECT_VERIFY */
 	long runs;			/* runs of commits, replayed ones too */
 	long left;			/* revisions left after this one */
+	struct strmap images;		/* id -> digest of its built image */
+	bool pinned;			/* we set KBUILD_BUILD_* */
 	/*
 	 * With BISECT_FILES, the graph is read afresh after every verdict,
 	 * as every "git bisect good/bad" walks afresh: a merge treesame to a
@@ -273,8 +275,11 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 	o.settle_ms = krun_int(s->r, KOPT_BISECT_SLEEP_TIME, 60) * 1000;
 	snprintf(what, sizeof(what), run > 1 ? "%.12s (run %d)" : "%.12s",
 		 id, run);
+	o.digest_image = s->verify;
 	ret = krun_step_retry(s->r, &o, what, &res);
 	free(bt);
+	if (!ret && res.image[0])
+		free(strmap_put(&s->images, id, xstrdup(res.image)));
 	if (ret || to_mark(s, &res, &m))
 		return -1;
 	if (s->reverse && m != KB_SKIP)
@@ -473,6 +478,58 @@ static int verify(struct bis *s, const char *id, char *why, size_t len)
 	return 0;
 }
 
+/* Is the culprit's built image its first parent's? (why: which) */
+static bool same_image(struct bis *s, const char *id, char *why, size_t len)
+{
+	struct kvcs_commit c;
+	const char *mine = strmap_get(&s->images, id), *theirs;
+	char rev[64];
+	bool same;
+
+	snprintf(rev, sizeof(rev), "%s^1", id);
+	if (!mine || kvcs_resolve(s->v, rev, &c))
+		return false;
+	theirs = strmap_get(&s->images, c.id);
+	same = theirs && !strcmp(mine, theirs);
+	if (same)
+		snprintf(why, len, "its built image is identical to its parent %.12s's (%s)",
+			 c.id, mine);
+	kvcs_commit_clear(&c);
+	return same;
+}
+
+/*
+ * A verified bisect compares the images of the culprit and its parent:
+ * builds made reproducible (the build number, time, user and host that
+ * the kernel embeds pinned), unless the environment already says.
+ */
+static const char *const pinned_env[][2] = {
+	{ "KBUILD_BUILD_TIMESTAMP", "Thu Jan  1 00:00:00 UTC 1970" },
+	{ "KBUILD_BUILD_VERSION", "1" },
+	{ "KBUILD_BUILD_USER", "ktest" },
+	{ "KBUILD_BUILD_HOST", "ktest" },
+};
+
+static void pin_builds(struct bis *s, bool on)
+{
+	size_t n = sizeof(pinned_env) / sizeof(pinned_env[0]);
+
+	if (on) {
+		for (size_t k = 0; k < n; k++)
+			if (getenv(pinned_env[k][0]))
+				return;		/* the user's choice */
+		for (size_t k = 0; k < n; k++)
+			setenv(pinned_env[k][0], pinned_env[k][1], 1);
+		s->pinned = true;
+		krun_print(s->r, "Builds made reproducible for the verification (KBUILD_BUILD_TIMESTAMP, _VERSION, _USER and _HOST pinned)\n");
+		return;
+	}
+	if (s->pinned)
+		for (size_t k = 0; k < n; k++)
+			unsetenv(pinned_env[k][0]);
+	s->pinned = false;
+}
+
 static void print_confidence(struct bis *s)
 {
 	if (!s->fl.flaky)
@@ -502,6 +559,13 @@ static int found(struct bis *s, const char *id)
 					 why);
 		}
 		krun_print(r, "Verified: the parents pass and %.12s fails\n", id);
+		if (same_image(s, id, why, sizeof(why))) {
+			write_log(s);
+			print_confidence(s);
+			return krun_fail(r, "bisect: %.12s looked like the first %s commit, but %s: the commit did not change the kernel that was tested, so it cannot be what %s it; the failure comes from outside the kernel (the lab, the tree's other files) or is flakier than measured",
+					 id, s->reverse ? "good (fixing)" : "bad",
+					 why, s->reverse ? "fixed" : "broke");
+		}
 	}
 
 	krun_print(r, "%s is the first %s commit\n", id,
@@ -671,6 +735,8 @@ static void bis_free(struct bis *s)
 	krun_words_free(s->paths, s->npaths);
 	kvcs_free_paths(s->bases, s->nbases);
 	strmap_free(&s->subjects, free);
+	strmap_free(&s->images, free);
+	pin_builds(s, false);
 }
 
 /* BISECT_TRIES, BISECT_FLAKY, BISECT_MAX_TRIES, BISECT_CONFIDENCE, BISECT_VERIFY */
@@ -711,6 +777,7 @@ int krun_bisect(struct krun *r)
 	int ret = -1;
 
 	strmap_init(&s.subjects);
+	strmap_init(&s.images);
 	if (!krun_opt(r, KOPT_BISECT_TYPE)) {
 		krun_print(r, "ktest: BISECT_TYPE[%d] not defined\n", r->i);
 		goto out;
@@ -724,6 +791,8 @@ int krun_bisect(struct krun *r)
 	read_retmap(r, &s.ret);
 	if (read_flaky(&s))
 		goto out;
+	if (s.verify)
+		pin_builds(&s, true);
 	if (s.reverse)
 		krun_print(r, "Performing a reverse bisect (bad is good, good is bad!)\n");
 	have_head = kvcs_head(s.v, &head) == 0;

@@ -11,6 +11,7 @@
  * run again and its outcome is replayed.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,37 @@ static void fill_build_opts(struct krun *r, const struct kstep_opts *o,
 	b->ctx = lc;
 }
 
+/*
+ * What was built, as a digest of OUTPUT_DIR/BUILD_TARGET: two commits whose
+ * images are the same built the same kernel (bisect's verification). Not a
+ * security hash; "" when the image cannot be read.
+ */
+static void image_digest(const struct kbuild_opts *b, char *out, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	unsigned char buf[65536];
+	char *path;
+	FILE *f;
+	size_t n;
+
+	out[0] = '\0';
+	if (!b->output_dir || !b->build_target || !*b->build_target)
+		return;
+	path = xasprintf("%s/%s", b->output_dir, b->build_target);
+	f = fopen(path, "rb");
+	free(path);
+	if (!f)
+		return;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		for (size_t i = 0; i < n; i++) {
+			h ^= buf[i];
+			h *= 0x100000001b3ull;
+		}
+	if (!ferror(f))
+		snprintf(out, len, "%016llx", (unsigned long long)h);
+	fclose(f);
+}
+
 /* Build; fills res unless the build was good. Returns true when good. */
 static bool do_build(struct krun *r, const struct kstep_opts *o,
 		     struct kstep_result *res, long *ms)
@@ -210,8 +242,11 @@ static bool do_build(struct krun *r, const struct kstep_opts *o,
 				   o->touched : NULL,
 				   br.status == KBUILD_OK ? o->ntouched : 0);
 	free_warnings(lc.known);
-	if (good)
+	if (good) {
 		snprintf(res->release, sizeof(res->release), "%s", br.release);
+		if (o->digest_image)
+			image_digest(&b, res->image, sizeof(res->image));
+	}
 	if (good)
 		krun_print(r, "Build done in %ld.%ld s: %s, %d warning%s\n",
 			   br.elapsed_ms / 1000, br.elapsed_ms % 1000 / 100,
@@ -257,6 +292,8 @@ static void replay(const struct kjrec *rec, struct kstep_result *res)
 		snprintf(res->title, sizeof(res->title), "%s", v);
 	if ((v = kjrec_get(rec, "status")))
 		res->test_status = (int)strtol(v, NULL, 10);
+	if ((v = kjrec_get(rec, "image")))
+		snprintf(res->image, sizeof(res->image), "%s", v);
 }
 
 static void to_report(struct krun *r, const struct kstep_opts *o,
@@ -292,15 +329,15 @@ static int journal_step(struct krun *r, const char *key, const char *state,
 	char idx[16], t[KPH__COUNT][24], st[16];
 	const char *names[] = { "ev", "test", "key", "state", "verdict", "why",
 				"phase", "title", "build_ms", "install_ms",
-				"boot_ms", "test_ms", "status" };
-	const char *values[13];
+				"boot_ms", "test_ms", "status", "image" };
+	const char *values[14];
 
 	snprintf(idx, sizeof(idx), "%d", r->i);
 	values[0] = "step";
 	values[1] = idx;
 	values[2] = key;
 	values[3] = state;
-	for (int k = 4; k < 13; k++)
+	for (int k = 4; k < 14; k++)
 		values[k] = NULL;
 	if (res) {
 		values[4] = kverdict_name(res->verdict);
@@ -313,8 +350,9 @@ static int journal_step(struct krun *r, const char *key, const char *state,
 		}
 		snprintf(st, sizeof(st), "%d", res->test_status);
 		values[12] = ms[KPH_TEST] >= 0 ? st : NULL;
+		values[13] = res->image[0] ? res->image : NULL;
 	}
-	if (kjournal_appendv(&r->j, names, values, 13)) {
+	if (kjournal_appendv(&r->j, names, values, 14)) {
 		krun_print(r, "ktest: cannot write the journal %s: %s\n",
 			   r->j.path, strerror(errno));
 		return -1;

@@ -14,7 +14,7 @@
 cd "$KTEST_TMP" || exit 1
 T=$KTEST_TMP
 src=$T/src
-rm -rf "$src" st-* build-out tmp ./*.conf console.log next seed boots rate
+rm -rf "$src" "$T/src2" st-* build-out tmp ./*.conf console.log next seed boots rate mode
 mkdir -p "$src"
 
 g() { git -C "$src" "$@"; }
@@ -62,6 +62,11 @@ if [ "\$(cat $T/next 2>/dev/null)" != test ]; then
 	exit 0
 fi
 rm -f $T/next
+if [ -e $T/mode ]; then
+	# the failure comes with a file of the tree that is not built
+	if [ -e $T/src2/marker ]; then cat $T/panic.log; else cat $T/good.log; fi >> $T/console.log
+	exit 0
+fi
 n=\$(cat $T/build-out/arch/x86/boot/bzImage)
 s=\$(( (\$(cat $T/seed) * 1103515245 + 12345) % 2147483648 ))
 echo \$s > $T/seed
@@ -190,4 +195,36 @@ check "a failure that always shows: c5, verified (exit $rc, $(wc -l <boots) boot
 	sh -c "test '$(culprit st-solid)' = '$c5' && grep -q 'Verified' out"
 check "with a confidence of 95% or more" \
 	sh -c "grep '^Confidence ' out | grep -Eq '^Confidence (9[5-9]|100)\\.'"
+
+# 7. a verified culprit whose image is its parent's is not named: c3 adds
+# a file the build does not use, and the "failure" comes with that file
+src2=$T/src2
+mkdir -p "$src2"
+cp "$src/Makefile" "$src2/"
+echo 0 >"$src2/version"
+git -C "$src2" init -q
+git -C "$src2" add Makefile version
+git -C "$src2" commit -q -m "d0"
+for n in 1 2 3 4 5; do
+	case $n in
+	3) echo x >"$src2/marker"; git -C "$src2" add marker ;;
+	*) echo "$n" >"$src2/version"; git -C "$src2" add version ;;
+	esac
+	git -C "$src2" commit -q -m "d$n"
+	eval "d$n=\$(git -C "$src2" rev-parse HEAD)"
+done
+d0=$(git -C "$src2" rev-list --max-parents=0 HEAD)
+conf st-same "BISECT_VERIFY = 1" |
+	sed -e "s|^BUILD_DIR = .*|BUILD_DIR = $src2|" \
+	    -e "s|^BISECT_GOOD = .*|BISECT_GOOD = $d0|" \
+	    -e "s|^BISECT_BAD = .*|BISECT_BAD = $d5|" >same.conf
+fresh 7
+touch mode
+run_ktest same.conf
+rm -f mode
+expect_rc 1 "a culprit whose built image is its parent's: the bisect fails"
+check "saying d3's image is identical to its parent's, so it cannot be the cause" \
+	grep -q "bisect: ${d3%"${d3#????????????}"} looked like the first bad commit, but its built image is identical to its parent ${d2%"${d2#????????????}"}'s" out
+check "builds were made reproducible for the comparison" \
+	grep -q 'KBUILD_BUILD_TIMESTAMP' st-same.log
 finish
