@@ -31,6 +31,10 @@
 #define SYNC_MS		10000
 #define REBOOT_MS	60000	/* the default REBOOT without RUN_TIMEOUT */
 #define FLUSH_MS	1000
+/* how often the box is asked over ssh whether it is up, while it boots */
+#define UP_PROBE_MS	2000
+/* the kernel's last words before a restart: a clean shutdown is over */
+#define RESTARTING	"reboot: Restarting system"
 
 static const char *const type_names[] = {
 	[KREBOOT_GRUB] = "grub",
@@ -520,8 +524,11 @@ int kreboot_opts_read(struct kconfig *c, int i, struct kreboot_opts *o)
 		     &o->powercycle_after_reboot_ms) ||
 	    get_secs(c, KOPT_POWEROFF_AFTER_HALT, i,
 		     &o->poweroff_after_halt_ms) ||
-	    get_secs(c, KOPT_RUN_TIMEOUT, i, &o->timeout_ms))
+	    get_secs(c, KOPT_RUN_TIMEOUT, i, &o->timeout_ms) ||
+	    get_secs(c, KOPT_MAX_MONITOR_WAIT, i, &o->max_wait_ms))
 		goto fail;
+	if (o->max_wait_ms <= 0)
+		o->max_wait_ms = 1800000;
 	if (o->timeout_ms < 0)
 		o->timeout_ms = 0;
 	t = kreboot_type_parse(type ? type : "grub");
@@ -684,6 +691,14 @@ static void sleep_ms(long ms)
 		;
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 struct capture {
 	struct sbuf text;
 };
@@ -811,9 +826,88 @@ static void watch(struct kreboot *r, const char *stop, long quiet_ms,
 	int rc = 0;
 
 	if (r->watch)
-		rc = r->watch(r->watch_ctx, stop, quiet_ms);
+		rc = r->watch(r->watch_ctx, stop, quiet_ms, r->o->max_wait_ms);
 	if (seen)
 		*seen = rc;
+}
+
+/* Whether the box answers ssh now (the probe ktest.pl's reboot made). */
+static bool answers(struct kreboot *r)
+{
+	const struct kbox_opts *bo = bopts(r);
+	long probe_ms = bo->ssh.connect_timeout_ms > 0 ?
+			bo->ssh.connect_timeout_ms : 25000;
+	int status;
+
+	if (kbox_exec(r->box, "echo check machine status", probe_ms, NULL,
+		      NULL, &status) == 0 && status == 0)
+		return true;
+	kbox_disconnect(r->box);
+	return false;
+}
+
+/*
+ * After "Linux version": the good kernel is up when line shows on the
+ * console or the box answers ssh (asked every UP_PROBE_MS); wait_ms of
+ * console quiet is only the bound, as ktest.pl's wait_for_monitor, and
+ * MAX_MONITOR_WAIT the cap. Returns 1 (up), 0 (not seen), -1 (console).
+ */
+static int wait_up(struct kreboot *r, const char *line,
+		   struct kreboot_result *res, long wait_ms)
+{
+	int64_t t0 = mono_ms();
+	long quiet = 0, step;
+	int rc;
+
+	while (quiet < wait_ms) {
+		step = wait_ms - quiet < UP_PROBE_MS ? wait_ms - quiet :
+		       UP_PROBE_MS;
+		rc = r->watch(r->watch_ctx, line, step, step);
+		if (rc == 1 || rc < 0)
+			return rc;
+		/* 0: all of step was quiet; 2: the console talked in it */
+		quiet = rc == 0 ? quiet + step : 0;
+		if (mono_ms() - t0 >= r->o->max_wait_ms) {
+			say(r, "MAX_MONITOR_WAIT (%ld s) reached waiting for "
+			    "the good kernel", r->o->max_wait_ms / 1000);
+			return 0;
+		}
+		if (quiet < wait_ms && answers(r)) {
+			say(r, "the box answers ssh: its good kernel is up");
+			res->up_ssh = true;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * POWERCYCLE_AFTER_REBOOT: the time a clean shutdown gets before the
+ * power cycle. The kernel's last line ("reboot: Restarting system") says
+ * the shutdown is over, so the cycle comes then; without a console, the
+ * whole delay.
+ */
+static void wait_shutdown(struct kreboot *r, long ms)
+{
+	int64_t end = mono_ms() + ms;
+	long left;
+
+	if (!r->watch) {
+		sleep_ms(ms);
+		return;
+	}
+	while ((left = (long)(end - mono_ms())) > 0) {
+		int rc = r->watch(r->watch_ctx, RESTARTING, left, left);
+
+		if (rc == 1) {
+			say(r, "the box restarts: power cycle now");
+			return;
+		}
+		if (rc < 0) {		/* no console any more: the whole delay */
+			sleep_ms((long)(end - mono_ms()));
+			return;
+		}
+	}
 }
 
 static bool not_power_trouble(enum kssh_fail f)
@@ -896,7 +990,7 @@ int kreboot_reboot(struct kreboot *r, long wait_ms, struct kreboot_result *res)
 			res->graceful = true;
 			kbox_disconnect(r->box);
 			if (o->powercycle_after_reboot_ms >= 0) {
-				sleep_ms(o->powercycle_after_reboot_ms);
+				wait_shutdown(r, o->powercycle_after_reboot_ms);
 				if (power_cycle(r, res, "POWERCYCLE_AFTER_REBOOT"))
 					return -1;
 			}
@@ -920,8 +1014,7 @@ int kreboot_reboot(struct kreboot *r, long wait_ms, struct kreboot_result *res)
 				"\"Linux version\" on the console)"))
 			return -1;
 	}
-	watch(r, o->reboot_success_line, wait_ms, &seen);
-	res->up = seen == 1;
+	res->up = wait_up(r, o->reboot_success_line, res, wait_ms) == 1;
 	return 0;
 }
 

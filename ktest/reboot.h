@@ -66,11 +66,15 @@ const struct kgrub_entry *kgrub_find(enum kreboot_type t,
 /* ---- the options ---- */
 
 /*
- * Reads the console until a line matches stop (a PCRE2 regex; NULL: none)
- * or it has been quiet for quiet_ms. Returns 1 when stop was seen, 0 when
- * not, -1 on a console error. Call traces seen meanwhile are not failures.
+ * Reads the console until a line holds stop (NULL: none), it has been
+ * quiet for quiet_ms, or max_ms have passed since the call. Returns 1 when
+ * stop was seen, 0 after quiet_ms of quiet, 2 at max_ms with the console
+ * still talking (quiet won when both came together), -1 on a console
+ * error. Call traces seen meanwhile are not failures. doc/waits.md lists
+ * every wait.
  */
-typedef int (*kreboot_watch_fn)(void *ctx, const char *stop, long quiet_ms);
+typedef int (*kreboot_watch_fn)(void *ctx, const char *stop, long quiet_ms,
+				long max_ms);
 
 struct kreboot_opts {
 	enum kreboot_type type;		/* REBOOT_TYPE */
@@ -91,6 +95,7 @@ struct kreboot_opts {
 	long powercycle_after_reboot_ms;	/* -1: not set */
 	long poweroff_after_halt_ms;	/* -1: not set */
 	const char *reboot_success_line;	/* REBOOT_SUCCESS_LINE */
+	long max_wait_ms;		/* MAX_MONITOR_WAIT: a console wait's cap */
 	long timeout_ms;		/* RUN_TIMEOUT (0: none) */
 	/*
 	 * What ktest.pl ran over ssh, fixed there: the menu.lst it reads
@@ -128,7 +133,8 @@ struct kreboot_result {
 	int power_cycles;	/* POWER_CYCLE runs */
 	bool powered_off;	/* POWER_OFF ran */
 	bool stuck;		/* no "Linux version": cycled again */
-	bool up;		/* waited for, and REBOOT_SUCCESS_LINE came */
+	bool up;		/* waited for: REBOOT_SUCCESS_LINE came, or ssh answered */
+	bool up_ssh;		/* up because the box answered ssh */
 	char why[4096];		/* the failure, or what went wrong on the way */
 };
 
@@ -164,10 +170,11 @@ int kreboot_to_good(struct kreboot *r, long wait_ms,
 /*
  * reboot: if the box answers within CONNECT_TIMEOUT, sync and REBOOT
  * (REBOOT_RETURN_CODE counts as success for the default REBOOT), then
- * POWERCYCLE_AFTER_REBOOT; if it does not answer, or REBOOT fails,
- * POWER_CYCLE. With wait_ms and a console: wait for "Linux version"
- * (power cycle if it does not come), then REBOOT_SUCCESS_LINE or wait_ms
- * of quiet. Returns 0 when the box was made to reboot, -1 (INFRA) with
+ * POWERCYCLE_AFTER_REBOOT (cut short by the kernel's "reboot: Restarting
+ * system"); if it does not answer, or REBOOT fails, POWER_CYCLE. With
+ * wait_ms and a console: wait for "Linux version" (power cycle if it does
+ * not come), then REBOOT_SUCCESS_LINE, the box answering ssh, or wait_ms
+ * of quiet, whichever comes first (MAX_MONITOR_WAIT in all). Returns 0 when the box was made to reboot, -1 (INFRA) with
  * res->why when it could not be.
  */
 int kreboot_reboot(struct kreboot *r, long wait_ms,

@@ -147,20 +147,25 @@ void krun_lab_close(struct krun *r)
 	r->lab = NULL;
 }
 
-/* The console watch the reboot code uses: read until stop or quiet. */
-static int watch(void *ctx, const char *stop, long quiet_ms)
+/* The console watch the reboot code uses: until stop, quiet or max_ms. */
+static int watch(void *ctx, const char *stop, long quiet_ms, long max_ms)
 {
 	struct krun_lab *l = ctx;
+	int64_t end = kclock_ms() + max_ms;
 	struct sbuf line;
 	int ret = 0;
 
 	sbuf_init(&line);
 	for (;;) {
+		int64_t quiet = kclock_ms() + quiet_ms;
 		enum kcon_status st;
 
-		st = kconsole_read_line(l->con, kclock_ms() + quiet_ms, &line);
-		if (st == KCON_TIMEOUT)
+		st = kconsole_read_line(l->con, quiet < end ? quiet : end,
+					&line);
+		if (st == KCON_TIMEOUT) {
+			ret = quiet <= end ? 0 : 2;
 			break;
+		}
 		if (st != KCON_LINE) {
 			ret = -1;
 			break;
@@ -170,6 +175,10 @@ static int watch(void *ctx, const char *stop, long quiet_ms)
 		sbuf_addc(&l->pending, '\n');
 		if (stop && strstr(sbuf_str(&line), stop)) {
 			ret = 1;
+			break;
+		}
+		if (kclock_ms() >= end) {	/* a console that never stops */
+			ret = 2;
 			break;
 		}
 		if (krun_interrupted(l->r))
@@ -664,10 +673,31 @@ static int run_test_cmd(struct krun *r, struct krun_lab *l,
 
 /* ---- after the step ---- */
 
+/*
+ * The line that says the good kernel is up: REBOOT_SUCCESS_LINE, else
+ * SUCCESS_LINE ("login:"). ktest.pl waited for REBOOT_SUCCESS_LINE only,
+ * and without it for SLEEP_TIME of console quiet after the login prompt.
+ */
+static const char *good_line(struct krun *r, struct krun_lab *l)
+{
+	const char *line = l->ro.reboot_success_line;
+
+	if (!line || !*line)
+		line = krun_opt(r, KOPT_SUCCESS_LINE);
+	return line && *line ? line : "login:";
+}
+
+/*
+ * SLEEP_TIME, BISECT_SLEEP_TIME, PATCHCHECK_SLEEP_TIME: ended by the good
+ * kernel's line or ssh answering; sleep_ms of console quiet is the bound.
+ */
 void krun_lab_settle(struct krun *r, long sleep_ms)
 {
 	struct krun_lab *l = r->lab;
 	struct kreboot_result rr;
+	const char *saved;
+	int64_t t0 = kclock_ms();
+	int rc;
 
 	if (!l || !l->power)
 		return;
@@ -677,9 +707,17 @@ void krun_lab_settle(struct krun *r, long sleep_ms)
 	}
 	memset(&rr, 0, sizeof(rr));
 	krun_print(r, "Reboot and wait %ld seconds\n", sleep_ms / 1000);
-	if (kreboot_to_good(l->rb, sleep_ms, &rr))
+	saved = l->ro.reboot_success_line;
+	l->ro.reboot_success_line = good_line(r, l);
+	rc = kreboot_to_good(l->rb, sleep_ms, &rr);
+	if (rc)
 		krun_print(r, "ktest: could not reboot the box to its good kernel: %s\n",
 			   rr.why);
+	else if (rr.up && sleep_ms > 0)
+		krun_print(r, "ktest: the good kernel is up (%s) after %.1f s\n",
+			   rr.up_ssh ? "it answers ssh" : l->ro.reboot_success_line,
+			   (kclock_ms() - t0) / 1000.0);
+	l->ro.reboot_success_line = saved;
 }
 
 int krun_lab_health(struct krun *r, char *why, size_t len)
@@ -703,9 +741,7 @@ int krun_lab_health(struct krun *r, char *why, size_t len)
 		return 1;
 	/* up means a line was waited for: SUCCESS_LINE when REBOOT_SUCCESS_LINE is unset */
 	saved = l->ro.reboot_success_line;
-	line = saved && *saved ? saved : krun_opt(r, KOPT_SUCCESS_LINE);
-	if (!line || !*line)
-		line = "login:";
+	line = good_line(r, l);
 	l->ro.reboot_success_line = line;
 	memset(&rr, 0, sizeof(rr));
 	rc = kreboot_to_good(l->rb, wait_ms, &rr);

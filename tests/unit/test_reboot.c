@@ -551,11 +551,15 @@ struct console {
 	int n;
 };
 
-static int fake_watch(void *ctx, const char *stop, long quiet_ms)
+static int fake_watch(void *ctx, const char *stop, long quiet_ms,
+		      long max_ms)
 {
 	struct console *c = ctx;
 
-	sbuf_addf(&c->asked, "%s/%ld\n", stop ? stop : "-", quiet_ms);
+	sbuf_addf(&c->asked, "%s/%ld", stop ? stop : "-", quiet_ms);
+	if (max_ms != quiet_ms)
+		sbuf_addf(&c->asked, "<%ld", max_ms);
+	sbuf_addc(&c->asked, '\n');
 	return c->n < 8 ? c->answers[c->n++] : 0;
 }
 
@@ -607,6 +611,7 @@ static void rig_init(struct rig *g)
 	g->o.powercycle_after_reboot_ms = -1;
 	g->o.poweroff_after_halt_ms = -1;
 	g->o.timeout_ms = 20000;
+	g->o.max_wait_ms = 1800000;
 	/* $MACHINE as ktest.pl's run_command fills it in */
 	cycle = xasprintf("echo cycle $MACHINE >> %s/events", lab.dir);
 	off = xasprintf("echo off >> %s/events", lab.dir);
@@ -938,12 +943,55 @@ static void test_to_good_wait(void **state)
 	assert_true(res.stuck);
 	assert_int_equal(res.power_cycles, 1);
 	expect_events("reboot \ncycle 127.0.0.1\n");
+	/* the success line is waited for UP_PROBE_MS at a time */
 	assert_string_equal(sbuf_str(&g.con.asked),
-			    "-/1000\nLinux version/3000\nlogin:/3000\n");
+			    "-/1000<1800000\nLinux version/3000<1800000\n"
+			    "login:/2000\n");
 	/* SWITCH_TO_GOOD failed: said, and the reboot went on */
 	if (!strstr(sbuf_str(&g.out), "warning: SWITCH_TO_GOOD") ||
 	    !strstr(sbuf_str(&g.out), "Reboot did not finish"))
 		fail_msg("output: %s", sbuf_str(&g.out));
+	expect_box_back(&g);
+	rig_free(&g);
+}
+
+/*
+ * doc/waits.md: the good kernel is up when the box answers ssh, its
+ * console quiet or not; POWERCYCLE_AFTER_REBOOT ends on the kernel's
+ * "reboot: Restarting system".
+ */
+static void test_waits_end_on_events(void **state)
+{
+	struct rig g;
+	struct kreboot_result res;
+
+	(void)state;
+	rig_init(&g);
+	g.o.reboot_success_line = "login:";
+	rig_start(&g, true);
+	/* flush, "Linux version" seen, no login: but 2 s of quiet */
+	g.con.answers[1] = 1;
+	assert_int_equal(kreboot_to_good(g.r, 60000, &res), 0);
+	assert_true(res.up);
+	assert_true(res.up_ssh);
+	assert_false(res.stuck);
+	assert_string_equal(sbuf_str(&g.con.asked),
+			    "-/1000<1800000\nLinux version/60000<1800000\n"
+			    "login:/2000\n");
+	expect_events("reboot \n");
+	expect_box_back(&g);
+	rig_free(&g);
+
+	rig_init(&g);
+	g.o.powercycle_after_reboot_ms = 30000;
+	rig_start(&g, true);
+	g.con.answers[0] = 1;	/* no flush without a wait: the last line */
+	assert_int_equal(kreboot_reboot(g.r, 0, &res), 0);
+	assert_true(res.graceful);
+	assert_int_equal(res.power_cycles, 1);
+	assert_string_equal(sbuf_str(&g.con.asked),
+			    "reboot: Restarting system/30000\n");
+	expect_events("reboot \ncycle 127.0.0.1\n");
 	expect_box_back(&g);
 	rig_free(&g);
 }
@@ -1031,6 +1079,7 @@ int main(void)
 		cmocka_unit_test(test_reboot_return_code),
 		cmocka_unit_test(test_box_down),
 		cmocka_unit_test(test_to_good_wait),
+		cmocka_unit_test(test_waits_end_on_events),
 		cmocka_unit_test(test_halt),
 		cmocka_unit_test(test_legacy_ssh_exec),
 	};

@@ -1,0 +1,156 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# doc/waits.md: every wait ends on its event; the configured time is only
+# its bound. The box is made of commands (as in test_run_faults.sh): its
+# serial line is a file that POWER_CYCLE (or "reboot" through SSH_EXEC)
+# appends the next boot's console log to, read by CONSOLE = tail -F; ssh
+# to it is refused unless SSH_EXEC fakes it.
+#
+#  1. SLEEP_TIME = 60, the good kernel prints its login prompt at once:
+#     the reboot to good ends on it (ktest.pl waited 60 s of quiet)
+#  2. a good kernel that never prints it: SLEEP_TIME of quiet still ends it
+#  3. no login prompt, but the box answers ssh: that ends it
+#  4. POWERCYCLE_AFTER_REBOOT = 60: the kernel's "reboot: Restarting
+#     system" brings the power cycle at once
+#  5. a box that never says it: the power cycle comes after the delay
+# (REBOOT_ON_SUCCESS = 0 in 4 and 5: the end-of-run reboot has no console
+# open, so it waits the whole delay, as ktest.pl did; doc/waits.md)
+. "$(dirname "$0")/../lib.sh"
+
+cd "$KTEST_TMP" || exit 1
+T=$KTEST_TMP
+printf 'Host 127.0.0.1\n\tPort 1\n' >ssh_config
+cat >good.log <<'EOF2'
+[    0.000000] Linux version 6.1.0-t (t@t) #1
+Debian GNU/Linux 12 box ttyS0
+box login:
+EOF2
+cat >mute.log <<'EOF2'
+[    0.000000] Linux version 6.1.0-t (t@t) #1
+[    1.000000] no getty on this console
+EOF2
+: >none.log
+# The next boot: the logs listed in "boots", one per power cycle or reboot
+cat >boot.sh <<EOF2
+#!/bin/sh
+echo "\$1" >> $T/power
+next=\$(head -n 1 $T/boots); sed -i 1d $T/boots
+cat "$T/\${next:-good}.log" >> $T/console.log
+EOF2
+# ssh that answers; its "reboot" says the kernel's last line (RESTART=1)
+# or boots the next log (RESTART=0)
+cat >fakessh.sh <<EOF2
+#!/bin/sh
+echo "\$*" >> $T/ssh.log
+case "\$*" in
+*reboot*)
+	if [ -e $T/restart ]; then
+		echo "[   99.000000] reboot: Restarting system" >> $T/console.log
+	elif [ -e $T/silent-reboot ]; then
+		:
+	else
+		sh $T/boot.sh reboot
+	fi ;;
+esac
+exit 0
+EOF2
+
+conf() {	# conf STATE EXTRA...
+	state=$1
+	shift
+	cat <<EOF2
+MACHINE = 127.0.0.1
+BUILD_DIR = $T
+OUTPUT_DIR = $T/build-out
+TMP_DIR = $T/tmp
+STATE_DIR = $T/$state
+LOG_FILE = $T/$state.log
+BUILD_TYPE = nobuild
+NO_INSTALL = 1
+SSH_CONFIG = $T/ssh_config
+CONNECT_TIMEOUT = 1
+POWER_CYCLE = sh $T/boot.sh cycle
+REBOOT_TYPE = script
+REBOOT_SCRIPT = true
+CONSOLE = tail -n +1 -F $T/console.log
+SUCCESS_LINE = login:
+BOOTED_TIMEOUT = 1
+STOP_AFTER_FAILURE = 1
+TIMEOUT = 10
+EOF2
+	for l in "$@"; do echo "$l"; done
+}
+fresh() {
+	: >console.log
+	rm -f power ssh.log restart silent-reboot
+	printf '%s\n' "$@" >boots
+}
+timed() {	# timed CONF: run_ktest, $took in seconds
+	start=$(date +%s)
+	run_ktest "$1"
+	took=$(( $(date +%s) - start ))
+}
+two_boots() { echo "TEST_START"; echo "TEST_TYPE = boot"; echo "TEST_START"; echo "TEST_TYPE = boot"; }
+
+# 1. the login prompt ends the reboot to good
+fresh good good good
+conf st1 "SLEEP_TIME = 60" >w1.conf
+two_boots >>w1.conf
+timed w1.conf
+expect_rc 0 "two boots with SLEEP_TIME = 60 between them pass"
+check "the reboot to good ended on the login prompt, not after 60 s (${took}s)" \
+	test "$took" -lt 20
+check "and the log says what ended it" \
+	grep -q 'the good kernel is up (login:) after [0-9.]* s' st1.log
+check "the box was cycled 4 times (test, good, test, good at the end)" \
+	test "$(wc -l <power)" -eq 4
+
+# 2. no login prompt, no ssh: SLEEP_TIME of quiet is the bound
+fresh good mute good
+conf st2 "SLEEP_TIME = 4" >w2.conf
+two_boots >>w2.conf
+timed w2.conf
+expect_rc 0 "a good kernel without a login prompt: the run goes on"
+check "after SLEEP_TIME of quiet (${took}s >= 4)" test "$took" -ge 4
+check "and not long after (${took}s)" test "$took" -lt 25
+check "the good kernel was not said to be up" \
+	sh -c "! grep -q 'the good kernel is up' st2.log"
+
+# 3. no login prompt, but ssh answers
+fresh good mute good
+conf st3 "SLEEP_TIME = 60" "SSH_EXEC = sh $T/fakessh.sh \$SSH_COMMAND" >w3.conf
+two_boots >>w3.conf
+timed w3.conf
+expect_rc 0 "a good kernel without a login prompt that answers ssh"
+check "the reboot to good ended when ssh answered, not after 60 s (${took}s)" \
+	test "$took" -lt 20
+check "and the log says so" \
+	grep -q 'the good kernel is up (it answers ssh)' st3.log
+
+# 4. POWERCYCLE_AFTER_REBOOT ends on "reboot: Restarting system"
+fresh good
+touch restart
+conf st4 "POWERCYCLE_AFTER_REBOOT = 60" "REBOOT_ON_SUCCESS = 0" \
+	"SSH_EXEC = sh $T/fakessh.sh \$SSH_COMMAND" \
+	"TEST_START" "TEST_TYPE = boot" >w4.conf
+timed w4.conf
+expect_rc 0 "a boot with POWERCYCLE_AFTER_REBOOT = 60 passes"
+check "the power cycle came on the kernel's last line (${took}s)" \
+	test "$took" -lt 15
+check "the log says so" grep -q 'the box restarts: power cycle now' st4.log
+check "the box was cycled once" test "$(wc -l <power)" -eq 1
+
+# 5. a box that never says it: the power cycle after the whole delay
+fresh good
+touch silent-reboot
+conf st5 "POWERCYCLE_AFTER_REBOOT = 3" "REBOOT_ON_SUCCESS = 0" \
+	"SSH_EXEC = sh $T/fakessh.sh \$SSH_COMMAND" \
+	"TEST_START" "TEST_TYPE = boot" >w5.conf
+timed w5.conf
+expect_rc 0 "a box that never prints its last line still boots"
+check "the power cycle waited POWERCYCLE_AFTER_REBOOT (${took}s >= 3)" \
+	test "$took" -ge 3
+check "and not much more (${took}s)" test "$took" -lt 15
+check "the box was cycled once" test "$(wc -l <power)" -eq 1
+finish
