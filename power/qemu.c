@@ -56,6 +56,8 @@
 #define DEFAULT_STOP_MS	3000
 /* How long on() watches for qemu dying of a bad command line. */
 #define SETTLE_MS	250
+/* how often qemu's end is looked for without a pidfd */
+#define EXIT_TICK_MS	20
 /* How much of qemu's stderr goes into a message. */
 #define STDERR_KEEP	300
 #define INSTALL_HINT	"install qemu-system-x86 (apt-get install qemu-system-x86)"
@@ -373,11 +375,22 @@ static bool wait_exit(struct kpower *p, long ms)
 			r = poll(&pfd, 1, (int)ms);
 		} while (r < 0 && errno == EINTR);
 	} else if (ms > 0) {
-		/* no pidfd (a kernel before 5.3): look again after ms */
-		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+		/*
+		 * no pidfd (a kernel before 5.3): look every EXIT_TICK_MS,
+		 * not once after ms (doc/waits.md)
+		 */
+		struct timespec ts = { 0, EXIT_TICK_MS * 1000000L };
 
-		if (waitpid(b->pid, &status, WNOHANG) == 0)
+		for (long t = 0; t < ms; t += EXIT_TICK_MS) {
+			r = waitpid(b->pid, &status, WNOHANG);
+			if (r == b->pid) {
+				reaped(p, status);
+				return true;
+			}
+			if (r < 0 && errno != EINTR)
+				break;
 			nanosleep(&ts, NULL);
+		}
 	}
 	do {
 		r = waitpid(b->pid, &status, ms < 0 ? 0 : WNOHANG);
