@@ -122,6 +122,7 @@ struct kstep_opts {
 	struct kp_seen *seen;
 	bool force_checkout;	/* checkout even with local changes */
 	bool digest_image;	/* res->image: the built image's digest */
+	bool cache_build;	/* the per-commit build cache (build_cache.h) */
 	long settle_ms;		/* >= 0: reboot to good after, waiting this */
 	/* for the progress line: commits left after this one, and about
 	 * how many more steps (bisect: git's estimate); -1: unknown */

@@ -276,6 +276,8 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 	snprintf(what, sizeof(what), run > 1 ? "%.12s (run %d)" : "%.12s",
 		 id, run);
 	o.digest_image = s->verify;
+	/* a boot or test bisect builds a commit once (build_cache.h) */
+	o.cache_build = s->level >= KSTEP_BOOT;
 	ret = krun_step_retry(s->r, &o, what, &res);
 	free(bt);
 	if (!ret && res.image[0])

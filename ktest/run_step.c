@@ -20,6 +20,7 @@
 #include "conf/strmap.h"
 #include "console/console.h"
 #include "ktest/build.h"
+#include "ktest/build_cache.h"
 #include "ktest/patchcheck.h"
 #include "ktest/run.h"
 #include "ktest/vcs.h"
@@ -184,6 +185,61 @@ static void image_digest(const struct kbuild_opts *b, char *out, size_t len)
 	fclose(f);
 }
 
+static void cache_key(struct krun *r, const struct kstep_opts *o,
+		      const struct kbuild_opts *b, struct kbc_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->state_dir = r->state_dir;
+	k->commit = o->commit;
+	k->build_type = b->build_type;
+	k->min_config = b->min_config;
+	k->make_cmd = b->make_cmd;
+	k->build_options = b->build_options;
+	k->localversion = b->localversion;
+	k->build_target = b->build_target;
+}
+
+/* The build cache (build_cache.h): true when the commit's build is back. */
+static bool from_cache(struct krun *r, const struct kstep_opts *o,
+		       const struct kbuild_opts *b, struct kstep_result *res,
+		       long *ms)
+{
+	struct kbc_key k;
+	char why[1024];
+	int rc;
+
+	if (!b->output_dir || !b->build_target || !*b->build_target)
+		return false;
+	cache_key(r, o, b, &k);
+	rc = kbc_restore(&k, b->output_dir, res->release, sizeof(res->release),
+			 why, sizeof(why));
+	if (rc < 0)
+		krun_print(r, "ktest: the build cache: %s: building instead\n", why);
+	if (rc)
+		return false;
+	snprintf(res->phase, sizeof(res->phase), "build");
+	*ms = 0;
+	krun_forget(r);		/* another kernel: ${KERNEL_VERSION} changed */
+	if (o->digest_image)
+		image_digest(b, res->image, sizeof(res->image));
+	krun_print(r, "Building %.12s: built by an earlier step, taken from the build cache: %s\n",
+		   o->commit, res->release);
+	return true;
+}
+
+static void to_cache(struct krun *r, const struct kstep_opts *o,
+		     const struct kbuild_opts *b, const char *release)
+{
+	struct kbc_key k;
+	char why[1024];
+
+	if (!b->output_dir || !b->build_target || !*b->build_target)
+		return;
+	cache_key(r, o, b, &k);
+	if (kbc_store(&k, b->output_dir, release, why, sizeof(why)) < 0)
+		krun_print(r, "warning: the build cache: %s\n", why);
+}
+
 /* Build; fills res unless the build was good. Returns true when good. */
 static bool do_build(struct krun *r, const struct kstep_opts *o,
 		     struct kstep_result *res, long *ms)
@@ -200,6 +256,11 @@ static bool do_build(struct krun *r, const struct kstep_opts *o,
 		lc.known = load_warnings(wf, lc.srcdir);
 	}
 	fill_build_opts(r, o, &b, &lc);
+	if (o->cache_build && o->commit && b.build_type &&
+	    strcmp(b.build_type, "nobuild") && from_cache(r, o, &b, res, ms)) {
+		free_warnings(lc.known);
+		return true;
+	}
 	krun_print(r, "Building%s%.12s%s (BUILD_TYPE %s, log %s)\n",
 		   o->commit ? " " : "", o->commit ? o->commit : "",
 		   o->commit ? "" : " the tree", b.build_type, r->buildlog);
@@ -246,6 +307,9 @@ static bool do_build(struct krun *r, const struct kstep_opts *o,
 		snprintf(res->release, sizeof(res->release), "%s", br.release);
 		if (o->digest_image)
 			image_digest(&b, res->image, sizeof(res->image));
+		if (o->cache_build && o->commit && b.build_type &&
+		    strcmp(b.build_type, "nobuild"))
+			to_cache(r, o, &b, br.release);
 	}
 	if (good)
 		krun_print(r, "Build done in %ld.%ld s: %s, %d warning%s\n",

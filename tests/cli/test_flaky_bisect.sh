@@ -147,6 +147,10 @@ check "the confidence is printed and at least the 90% asked for: $conf_line" \
 	test "${pct:-0}" -ge 90
 check "the journal holds each run as its own step (bisect-runN)" \
 	grep -q 'key=bisect-run2:' st-flaky/journal
+check "the verification took c5's build from the build cache, not make" \
+	grep -q "Building ${c5%"${c5#????????????}"}: built by an earlier step, taken from the build cache" st-flaky.log
+check "the cache holds at most 8 builds" \
+	test "$(ls st-flaky/build-cache | wc -l)" -le 8
 
 # 3. another seed: the same answer
 fresh 12345

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The per-commit build cache of a bisect (see build_cache.h). An entry is
+ * a directory STATE_DIR/build-cache/COMMIT-DIGEST holding "image",
+ * "config" and "release"; it is written under a temporary name and renamed
+ * into place, so a kill leaves no half entry that looks whole.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "conf/strmap.h"
+#include "ktest/build_cache.h"
+#include "ktest/cmd.h"
+#include "ktest/install.h"
+
+static void fnv(uint64_t *h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		*h ^= (unsigned char)s[i];
+		*h *= 0x100000001b3ull;
+	}
+	*h ^= 0xff;		/* a separator no string has */
+	*h *= 0x100000001b3ull;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct sbuf b;
+	char buf[65536];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	sbuf_init(&b);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sbuf_addn(&b, buf, n);
+	if (ferror(f)) {
+		fclose(f);
+		sbuf_free(&b);
+		return NULL;
+	}
+	fclose(f);
+	*len = b.len;
+	return sbuf_detach(&b);
+}
+
+static char *entry_dir(const struct kbc_key *k)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	const char *f[] = { k->build_type, k->make_cmd, k->build_options,
+			    k->localversion, k->build_target };
+	char *mc = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		fnv(&h, f[i] ? f[i] : "", f[i] ? strlen(f[i]) : 0);
+	if (k->min_config && *k->min_config)
+		mc = slurp(k->min_config, &n);
+	fnv(&h, mc ? mc : "", mc ? n : 0);
+	free(mc);
+	return xasprintf("%s/build-cache/%s-%016llx", k->state_dir, k->commit,
+			 (unsigned long long)h);
+}
+
+static int copy_file(const char *from, const char *to, char *why, size_t len)
+{
+	FILE *in = fopen(from, "rb"), *out;
+	char buf[65536];
+	size_t n;
+	int ret = 0;
+
+	if (!in) {
+		snprintf(why, len, "cannot read %s: %s", from, strerror(errno));
+		return -1;
+	}
+	out = fopen(to, "wb");
+	if (!out) {
+		snprintf(why, len, "cannot write %s: %s", to, strerror(errno));
+		fclose(in);
+		return -1;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n) {
+			ret = -1;
+			break;
+		}
+	if (ferror(in))
+		ret = -1;
+	fclose(in);
+	if (fclose(out))
+		ret = -1;
+	if (ret)
+		snprintf(why, len, "cannot copy %s to %s: %s", from, to,
+			 strerror(errno));
+	return ret;
+}
+
+static void remove_entry(const char *dir)
+{
+	static const char *const files[] = { "image", "config", "release" };
+
+	for (size_t i = 0; i < 3; i++) {
+		char *p = xasprintf("%s/%s", dir, files[i]);
+
+		unlink(p);
+		free(p);
+	}
+	rmdir(dir);
+}
+
+/* The oldest entries go when there are more than KBC_KEEP. */
+static void prune(const char *top)
+{
+	DIR *d = opendir(top);
+	struct dirent *e;
+	char *names[64];
+	time_t when[64];
+	size_t n = 0;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) && n < 64) {
+		struct stat st;
+		char *p;
+
+		if (e->d_name[0] == '.')
+			continue;
+		p = xasprintf("%s/%s", top, e->d_name);
+		if (stat(p, &st) || !S_ISDIR(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		names[n] = p;
+		when[n++] = st.st_mtime;
+	}
+	closedir(d);
+	while (n > KBC_KEEP) {
+		size_t old = 0;
+
+		for (size_t i = 1; i < n; i++)
+			if (when[i] < when[old])
+				old = i;
+		remove_entry(names[old]);
+		free(names[old]);
+		names[old] = names[--n];
+		when[old] = when[n];
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+}
+
+int kbc_store(const struct kbc_key *k, const char *output_dir,
+	      const char *release, char *why, size_t len)
+{
+	char *cfg = xasprintf("%s/.config", output_dir);
+	char *img = xasprintf("%s/%s", output_dir, k->build_target);
+	char *dir = entry_dir(k), *tmp = xasprintf("%s.tmp%ld", dir, (long)getpid());
+	char *top = xasprintf("%s/build-cache", k->state_dir);
+	char *p = NULL, *text;
+	size_t n = 0;
+	FILE *f;
+	int ret = 1;
+
+	text = slurp(cfg, &n);
+	if (!text || kinstall_config_has_modules(text, n) || access(img, R_OK))
+		goto out;	/* modules live in the tree: not cached */
+	ret = -1;
+	remove_entry(tmp);
+	if (kcmd_mkdirs_private(top) || mkdir(tmp, 0700)) {
+		snprintf(why, len, "cannot make %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	p = xasprintf("%s/image", tmp);
+	if (copy_file(img, p, why, len))
+		goto out_tmp;
+	free(p);
+	p = xasprintf("%s/config", tmp);
+	if (copy_file(cfg, p, why, len))
+		goto out_tmp;
+	free(p);
+	p = xasprintf("%s/release", tmp);
+	f = fopen(p, "w");
+	if (!f || fprintf(f, "%s\n", release) < 0 || fclose(f)) {
+		snprintf(why, len, "cannot write %s: %s", p, strerror(errno));
+		goto out_tmp;
+	}
+	remove_entry(dir);	/* an older entry of the same build */
+	if (rename(tmp, dir)) {
+		snprintf(why, len, "cannot rename %s: %s", tmp, strerror(errno));
+		goto out_tmp;
+	}
+	ret = 0;
+	prune(top);
+	goto out;
+out_tmp:
+	remove_entry(tmp);
+out:
+	free(text);
+	free(p);
+	free(cfg);
+	free(img);
+	free(dir);
+	free(tmp);
+	free(top);
+	return ret;
+}
+
+int kbc_restore(const struct kbc_key *k, const char *output_dir,
+		char *release, size_t rlen, char *why, size_t len)
+{
+	char *dir = entry_dir(k);
+	char *p = xasprintf("%s/release", dir), *img = NULL, *slash;
+	char *rel = NULL;
+	size_t n = 0;
+	int ret = 1;
+
+	rel = slurp(p, &n);
+	if (!rel)
+		goto out;	/* not cached */
+	while (n && (rel[n - 1] == '\n' || rel[n - 1] == '\r'))
+		rel[--n] = '\0';
+	ret = -1;
+	free(p);
+	p = xasprintf("%s/config", dir);
+	img = xasprintf("%s/.config", output_dir);
+	if (kcmd_mkdirs(output_dir) ||
+	    copy_file(p, img, why, len))
+		goto out;
+	free(p);
+	free(img);
+	p = xasprintf("%s/image", dir);
+	img = xasprintf("%s/%s", output_dir, k->build_target);
+	slash = strrchr(img, '/');
+	if (slash) {
+		*slash = '\0';
+		if (kcmd_mkdirs(img)) {
+			snprintf(why, len, "cannot make %s: %s", img,
+				 strerror(errno));
+			goto out;
+		}
+		*slash = '/';
+	}
+	if (copy_file(p, img, why, len))
+		goto out;
+	snprintf(release, rlen, "%s", rel);
+	utimes(dir, NULL);	/* recently used: pruned last */
+	ret = 0;
+out:
+	free(rel);
+	free(p);
+	free(img);
+	free(dir);
+	return ret;
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The per-commit build cache (ktest/build_cache.c) on real files in a
+ * scratch directory: a round trip, a kernel with modules not cached, a
+ * different build type is another entry, a broken entry is an error (the
+ * caller builds instead), and no more than KBC_KEEP entries stay.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "conf/strmap.h"
+#include "ktest/build_cache.h"
+#include "ktest/cmd.h"
+
+struct fx {
+	char dir[64];
+	char *state, *out;
+};
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static char *get(const char *path)
+{
+	static char buf[256];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	char *p;
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/ktest-bc.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	f->state = xasprintf("%s/state", f->dir);
+	f->out = xasprintf("%s/out", f->dir);
+	p = xasprintf("%s/arch/x86/boot", f->out);
+	assert_int_equal(kcmd_mkdirs(p), 0);
+	free(p);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	char *cmd = xasprintf("rm -rf '%s'", f->dir);
+
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(f->state);
+	free(f->out);
+	free(f);
+	return 0;
+}
+
+static void build(struct fx *f, const char *image, const char *config)
+{
+	char *p = xasprintf("%s/arch/x86/boot/bzImage", f->out);
+
+	put(p, image);
+	free(p);
+	p = xasprintf("%s/.config", f->out);
+	put(p, config);
+	free(p);
+}
+
+static struct kbc_key key(struct fx *f, const char *commit, const char *bt)
+{
+	struct kbc_key k = { .state_dir = f->state, .commit = commit,
+			     .build_type = bt, .make_cmd = "make",
+			     .localversion = "-t",
+			     .build_target = "arch/x86/boot/bzImage" };
+
+	return k;
+}
+
+static void test_round_trip(void **state)
+{
+	struct fx *f = *state;
+	struct kbc_key k = key(f, "aaaa", "oldconfig");
+	char rel[64], why[512], *p;
+
+	build(f, "kernel A", "CONFIG_A=y\n");
+	assert_int_equal(kbc_store(&k, f->out, "6.1.0-a", why, sizeof(why)), 0);
+	build(f, "kernel B", "CONFIG_B=y\n");
+	assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
+				     sizeof(why)), 0);
+	assert_string_equal(rel, "6.1.0-a");
+	p = xasprintf("%s/arch/x86/boot/bzImage", f->out);
+	assert_string_equal(get(p), "kernel A");
+	free(p);
+	p = xasprintf("%s/.config", f->out);
+	assert_string_equal(get(p), "CONFIG_A=y\n");
+	free(p);
+
+	/* another commit, another build type: not in the cache */
+	k = key(f, "bbbb", "oldconfig");
+	assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
+				     sizeof(why)), 1);
+	k = key(f, "aaaa", "defconfig");
+	assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
+				     sizeof(why)), 1);
+}
+
+static void test_modules_not_cached(void **state)
+{
+	struct fx *f = *state;
+	struct kbc_key k = key(f, "cccc", "oldconfig");
+	char rel[64], why[512];
+
+	build(f, "kernel C", "CONFIG_A=y\nCONFIG_MODULES=y\n");
+	assert_int_equal(kbc_store(&k, f->out, "6.1.0-c", why, sizeof(why)), 1);
+	assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
+				     sizeof(why)), 1);
+}
+
+static void test_broken_entry(void **state)
+{
+	struct fx *f = *state;
+	struct kbc_key k = key(f, "dddd", "oldconfig");
+	char rel[64], why[512], *cmd;
+
+	build(f, "kernel D", "CONFIG_D=y\n");
+	assert_int_equal(kbc_store(&k, f->out, "6.1.0-d", why, sizeof(why)), 0);
+	cmd = xasprintf("rm -f %s/build-cache/dddd-*/image", f->state);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
+				     sizeof(why)), -1);
+	assert_non_null(strstr(why, "cannot read"));
+}
+
+static void test_prune(void **state)
+{
+	struct fx *f = *state;
+	char why[512], rel[64], id[16];
+	char *cmd;
+	FILE *ls;
+	int n = 0;
+
+	for (int i = 0; i < KBC_KEEP + 4; i++) {
+		struct kbc_key k;
+
+		snprintf(id, sizeof(id), "c%02d", i);
+		k = key(f, id, "oldconfig");
+		build(f, id, "CONFIG_X=y\n");
+		assert_int_equal(kbc_store(&k, f->out, id, why, sizeof(why)), 0);
+		/* mtimes a second apart: the order is the age */
+		cmd = xasprintf("touch -d '-%d minutes' %s/build-cache/%s-*",
+				KBC_KEEP + 4 - i, f->state, id);
+		assert_int_equal(system(cmd), 0);
+		free(cmd);
+	}
+	cmd = xasprintf("ls %s/build-cache | wc -l", f->state);
+	ls = popen(cmd, "r");
+	free(cmd);
+	assert_non_null(ls);
+	assert_int_equal(fscanf(ls, "%d", &n), 1);
+	pclose(ls);
+	assert_int_equal(n, KBC_KEEP);
+	/* the newest stayed, the oldest went */
+	{
+		struct kbc_key k = key(f, "c11", "oldconfig");
+
+		assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
+					     sizeof(why)), 0);
+		k = key(f, "c00", "oldconfig");
+		assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
+					     sizeof(why)), 1);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_modules_not_cached, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_broken_entry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
