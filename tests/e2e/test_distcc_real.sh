@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Distributed builds (doc/distributed-builds.md): a distccd on 127.0.0.1 (a
+# free port, foreground, its log here, stopped by pid) and a ktest build test
+# of the lab kernel with MAKE_CMD = make CC='distcc gcc'. To stay short the
+# build is lib/ of the lab's tinyconfig in a fresh OUTPUT_DIR here; HOSTCC
+# goes through the lab's ccache (host tools are not what is tested), CC does
+# not: every kernel compile must reach the daemon, and its log counts them.
+# Then, with the daemon stopped: distcc compiles locally (GOOD, with its
+# warning in the build log); with DISTCC_FALLBACK=0 the compiles fail, make
+# fails, and ktest reports the build BAD (exit 1) -- it cannot tell a dead
+# helper from a broken tree, which is why the guide says keep the fallback.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/common.inc"
+
+if ! command -v distccd >/dev/null 2>&1 || ! command -v distcc >/dev/null 2>&1; then
+	not_ok "distcc and distccd are installed (apt-get install distcc, .ci/deps.sh)"
+	finish
+fi
+
+e2e_setup distcc
+T=$KTEST_TMP
+cd "$T" || exit 1
+mkdir -p "$T/distcc"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+dpid=
+stop_daemon() {
+	[ -n "$dpid" ] || return 0
+	kill "$dpid" 2>/dev/null
+	wait "$dpid" 2>/dev/null
+	dpid=
+}
+trap stop_daemon EXIT
+trap 'exit 1' INT TERM
+
+# As root distccd drops to its own user: it logs to our stderr, not a file
+# it would have to open as that user.
+distccd --daemon --no-detach --allow 127.0.0.1 --listen 127.0.0.1 \
+	--port "$port" --jobs "$(nproc)" --log-stderr --log-level info \
+	2>"$T/distccd.log" </dev/null &
+dpid=$!
+i=0
+while ! grep -q 'listening on 127.0.0.1' "$T/distccd.log" && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "distccd listens on 127.0.0.1:$port" grep -q "listening on 127.0.0.1:$port" "$T/distccd.log"
+
+hostmake="CCACHE_DIR=$LAB/ccache-v2 CCACHE_BASEDIR=$LAB/e2e"
+dist="DISTCC_DIR=$T/distcc DISTCC_HOSTS=127.0.0.1:$port/$(nproc)"
+# a dozen of lib/'s objects: the series' own file and small ones
+objs="lib/ktest_lab.o lib/bcd.o lib/ctype.o lib/string.o lib/sort.o lib/kstrtox.o
+	lib/hexdump.o lib/cmdline.o lib/lockref.o lib/bsearch.o lib/crc32.o lib/llist.o"
+objs=$(echo $objs)
+# conf NAME EXTRA_ENV NOCLEAN: a build test of $objs through distcc
+conf() {
+	cat >"$1.conf" <<EOF
+BUILD_DIR = $SERIES_TREE
+OUTPUT_DIR = $T/obj
+TMP_DIR = $T/tmp-$1
+LOG_FILE = $T/$1.log
+STATE_DIR = $T/state-$1
+MACHINE = distcc-lab
+MAKE_CMD = $hostmake $dist $2 make CC='distcc gcc' HOSTCC='ccache gcc'
+BUILD_OPTIONS = -j$(($(nproc) * 2)) $objs
+BUILD_TYPE = useconfig:$FULL_CONFIG
+BUILD_NOCLEAN = $3
+BUILD_TARGET = lib/ktest_lab.o
+TEST_START
+TEST_TYPE = build
+EOF
+}
+verdict() { jq -r '.tests[0].verdict' "$T/state-$1/report.json" 2>/dev/null; }
+jobs_ok() { grep -c 'COMPILE_OK' "$T/distccd.log"; }
+
+conf remote "" 0
+run_ktest remote.conf
+expect_rc 0 "the build through distccd succeeds"
+check "ktest reports it GOOD" [ "$(verdict remote)" = GOOD ]
+n=$(jobs_ok)
+check "the kernel's compiles ran on distccd ($n jobs, COMPILE_OK in its log)" [ "$n" -ge 12 ]
+built() { for o in $objs; do test -s "$T/obj/$o" || return 1; done; }
+check "the objects were built" built
+check "no compile failed on the daemon" sh -c "! grep -q 'COMPILE_ERROR' '$T/distccd.log'"
+check "no compile fell back to the local host" \
+	sh -c "! grep -q 'running locally instead' '$T/remote.log'"
+
+# the daemon goes away; the next builds redo those objects (BUILD_NOCLEAN)
+old=$dpid
+stop_daemon
+check "distccd is stopped" sh -c "! kill -0 $old 2>/dev/null"
+relib() { (cd "$T/obj" && rm -f $objs); }
+
+relib
+conf fallback "" 1
+run_ktest fallback.conf
+expect_rc 0 "with distccd down the build still succeeds (distcc's local fallback)"
+check "ktest reports it GOOD" [ "$(verdict fallback)" = GOOD ]
+check "the build log has distcc's warning" \
+	grep -q 'failed to distribute .* running locally instead' "$T/fallback.log"
+check "the objects were rebuilt locally" built
+
+relib
+conf nofallback "DISTCC_FALLBACK=0" 1
+run_ktest nofallback.conf
+expect_rc 1 "with DISTCC_FALLBACK=0 and distccd down the build fails"
+check "and ktest calls it BAD (a make that ran and failed: the tree's fault)" \
+	[ "$(verdict nofallback)" = BAD ]
+check "the build log says why" \
+	grep -q 'failed to distribute and fallbacks are disabled' "$T/nofallback.log"
+finish
