@@ -11,7 +11,7 @@ libconfuse-dev libgit2-dev libssh-dev libserialport-dev libpcre2-dev
 libcmocka-dev libclang-rt-14-dev valgrind openssh-server
 linux-source-6.1 flex bison bc libelf-dev ccache jq
 qemu-system-x86 busybox-static
-libcurl4-openssl-dev pdudaemon ipmitool openipmi ser2net conmux iproute2
+libcurl4-openssl-dev pdudaemon ipmitool openipmi ser2net conmux iproute2 distcc
 debhelper dpkg-dev fakeroot python3-jsonschema bash-completion man-db groff-base
 "
 
