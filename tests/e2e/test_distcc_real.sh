@@ -4,7 +4,8 @@
 # Distributed builds (doc/distributed-builds.md): a distccd on 127.0.0.1 (a
 # free port, foreground, its log here, stopped by pid) and a ktest build test
 # of the lab kernel with MAKE_CMD = make CC='distcc gcc'. To stay short the
-# build is lib/ of the lab's tinyconfig in a fresh OUTPUT_DIR here; HOSTCC
+# build is a dozen small objects of lib/ (the lab tree, tinyconfig and the
+# lab fragment, a fresh OUTPUT_DIR here); HOSTCC
 # goes through the lab's ccache (host tools are not what is tested), CC does
 # not: every kernel compile must reach the daemon, and its log counts them.
 # Then, with the daemon stopped: distcc compiles locally (GOOD, with its
@@ -19,8 +20,19 @@ if ! command -v distccd >/dev/null 2>&1 || ! command -v distcc >/dev/null 2>&1; 
 	finish
 fi
 
-e2e_setup distcc
+# The lab's lock, as e2e_setup takes it (one e2e test at a time), but not
+# the series tree: the lab tree (read-only, O= here) is enough, and
+# resetting the series tree twice would take longer than the test.
+mkdir -p "$LAB/e2e"
+exec 6>"$LAB/e2e/run.lock"
+flock 6
+tree=$(sh "$KTEST_SRC/tests/lab/kernel.sh" tree) || {
+	not_ok "the lab tree is ready (tests/lab/kernel.sh tree failed)"
+	finish
+}
 T=$KTEST_TMP
+frag=$(sh "$KTEST_SRC/tests/lab/kernel.sh" config "$T/cfg")
+check "the lab's kernel tree and config fragment are ready" test -s "$frag"
 cd "$T" || exit 1
 mkdir -p "$T/distcc"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -36,6 +48,7 @@ trap 'exit 1' INT TERM
 
 # As root distccd drops to its own user: it logs to our stderr, not a file
 # it would have to open as that user.
+: >"$T/distccd.log"
 distccd --daemon --no-detach --allow 127.0.0.1 --listen 127.0.0.1 \
 	--port "$port" --jobs "$(nproc)" --log-stderr --log-level info \
 	2>"$T/distccd.log" </dev/null &
@@ -49,14 +62,13 @@ check "distccd listens on 127.0.0.1:$port" grep -q "listening on 127.0.0.1:$port
 
 hostmake="CCACHE_DIR=$LAB/ccache-v2 CCACHE_BASEDIR=$LAB/e2e"
 dist="DISTCC_DIR=$T/distcc DISTCC_HOSTS=127.0.0.1:$port/$(nproc)"
-# a dozen of lib/'s objects: the series' own file and small ones
-objs="lib/ktest_lab.o lib/bcd.o lib/ctype.o lib/string.o lib/sort.o lib/kstrtox.o
-	lib/hexdump.o lib/cmdline.o lib/lockref.o lib/bsearch.o lib/crc32.o lib/llist.o"
-objs=$(echo $objs)
-# conf NAME EXTRA_ENV NOCLEAN: a build test of $objs through distcc
+# a dozen of lib/'s small objects
+objs="lib/bcd.o lib/ctype.o lib/string.o lib/sort.o lib/kstrtox.o lib/hexdump.o"
+objs="$objs lib/cmdline.o lib/lockref.o lib/bsearch.o lib/crc32.o lib/llist.o"
+# conf NAME EXTRA_ENV BUILD_TYPE NOCLEAN: a build test of $objs through distcc
 conf() {
 	cat >"$1.conf" <<EOF
-BUILD_DIR = $SERIES_TREE
+BUILD_DIR = $tree
 OUTPUT_DIR = $T/obj
 TMP_DIR = $T/tmp-$1
 LOG_FILE = $T/$1.log
@@ -64,9 +76,10 @@ STATE_DIR = $T/state-$1
 MACHINE = distcc-lab
 MAKE_CMD = $hostmake $dist $2 make CC='distcc gcc' HOSTCC='ccache gcc'
 BUILD_OPTIONS = -j$(($(nproc) * 2)) $objs
-BUILD_TYPE = useconfig:$FULL_CONFIG
-BUILD_NOCLEAN = $3
-BUILD_TARGET = lib/ktest_lab.o
+BUILD_TYPE = $3
+MIN_CONFIG = $frag
+BUILD_NOCLEAN = $4
+BUILD_TARGET = lib/string.o
 TEST_START
 TEST_TYPE = build
 EOF
@@ -74,7 +87,7 @@ EOF
 verdict() { jq -r '.tests[0].verdict' "$T/state-$1/report.json" 2>/dev/null; }
 jobs_ok() { grep -c 'COMPILE_OK' "$T/distccd.log"; }
 
-conf remote "" 0
+conf remote "" tinyconfig 0
 run_ktest remote.conf
 expect_rc 0 "the build through distccd succeeds"
 check "ktest reports it GOOD" [ "$(verdict remote)" = GOOD ]
@@ -86,14 +99,16 @@ check "no compile failed on the daemon" sh -c "! grep -q 'COMPILE_ERROR' '$T/dis
 check "no compile fell back to the local host" \
 	sh -c "! grep -q 'running locally instead' '$T/remote.log'"
 
-# the daemon goes away; the next builds redo those objects (BUILD_NOCLEAN)
+# the daemon goes away; the next builds keep the tree and its .config
+# (oldconfig, BUILD_NOCLEAN) and redo those objects
 old=$dpid
 stop_daemon
 check "distccd is stopped" sh -c "! kill -0 $old 2>/dev/null"
+# shellcheck disable=SC2086 # a list of names
 relib() { (cd "$T/obj" && rm -f $objs); }
 
 relib
-conf fallback "" 1
+conf fallback "" oldconfig 1
 run_ktest fallback.conf
 expect_rc 0 "with distccd down the build still succeeds (distcc's local fallback)"
 check "ktest reports it GOOD" [ "$(verdict fallback)" = GOOD ]
@@ -102,7 +117,7 @@ check "the build log has distcc's warning" \
 check "the objects were rebuilt locally" built
 
 relib
-conf nofallback "DISTCC_FALLBACK=0" 1
+conf nofallback "DISTCC_FALLBACK=0" oldconfig 1
 run_ktest nofallback.conf
 expect_rc 1 "with DISTCC_FALLBACK=0 and distccd down the build fails"
 check "and ktest calls it BAD (a make that ran and failed: the tree's fault)" \
