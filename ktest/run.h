@@ -109,6 +109,7 @@ struct kvcs *krun_vcs(struct krun *r);
 struct kstep_opts {
 	const char *kind;	/* "build", "bisect", "patchcheck", ... */
 	const char *commit;	/* check this out first (NULL: the tree as is) */
+	const char *revert;	/* ...with this commit reverted on top */
 	const char *key;	/* the step's name in the journal when it is
 				 * not the commit (a config's digest) */
 	const char *subject;

@@ -44,6 +44,9 @@ struct bis {
 	struct kb_retmap ret;		/* BISECT_RET_* */
 	struct kflaky fl;		/* runs per commit (flaky.h) */
 	bool verify;			/* BISECT_VERIFY */
+	bool verify_revert;		/* BISECT_VERIFY_REVERT */
+	const char *revert_of;		/* the commit run_once reverts */
+	bool revert_passed;		/* BISECT_BAD passed with it reverted */
 	long runs;			/* runs of commits, replayed ones too */
 	long left;			/* revisions left after this one */
 	struct strmap images;		/* id -> digest of its built image */
@@ -275,9 +278,10 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 	o.settle_ms = krun_int(s->r, KOPT_BISECT_SLEEP_TIME, 60) * 1000;
 	snprintf(what, sizeof(what), run > 1 ? "%.12s (run %d)" : "%.12s",
 		 id, run);
-	o.digest_image = s->verify;
+	o.revert = s->revert_of;
+	o.digest_image = s->verify && !o.revert;
 	/* a boot or test bisect builds a commit once (build_cache.h) */
-	o.cache_build = s->level >= KSTEP_BOOT;
+	o.cache_build = s->level >= KSTEP_BOOT && !o.revert;
 	ret = krun_step_retry(s->r, &o, what, &res);
 	free(bt);
 	if (!ret && res.image[0])
@@ -477,6 +481,26 @@ static int verify(struct bis *s, const char *id, char *why, size_t len)
 		snprintf(why, len, "it %s this time", decision_name[d]);
 		return 1;
 	}
+	if (!s->verify_revert)
+		return 0;
+	krun_print(s->r, "Verifying: %.12s with %.12s reverted on top must %s\n",
+		   s->bad, id, want_fail ? "pass" : "fail");
+	s->revert_of = id;
+	if (judge(s, s->bad, "revert", false, 0, &d)) {
+		s->revert_of = NULL;
+		return -1;
+	}
+	s->revert_of = NULL;
+	if (d == KFL_SKIP) {
+		krun_print(s->r, "The revert could not be tested (see above): the verification stands without it\n");
+		return 0;
+	}
+	if (d != (want_fail ? KFL_GOOD : KFL_BAD)) {
+		snprintf(why, len, "%.12s with it reverted %s too", s->bad,
+			 decision_name[d]);
+		return 1;
+	}
+	s->revert_passed = true;
 	return 0;
 }
 
@@ -560,7 +584,8 @@ static int found(struct bis *s, const char *id)
 					 id, s->reverse ? "good (fixing)" : "bad",
 					 why);
 		}
-		krun_print(r, "Verified: the parents pass and %.12s fails\n", id);
+		krun_print(r, "Verified: the parents pass and %.12s fails%s\n", id,
+			   s->revert_passed ? "; BISECT_BAD passes with it reverted" : "");
 		if (same_image(s, id, why, sizeof(why))) {
 			write_log(s);
 			print_confidence(s);
@@ -764,6 +789,7 @@ static int read_flaky(struct bis *s)
 	p.confidence = conf / 100.0;
 	kflaky_init(&s->fl, &p);
 	s->verify = v && *v ? krun_bool(r, KOPT_BISECT_VERIFY) : p.flaky;
+	s->verify_revert = s->verify && krun_bool(r, KOPT_BISECT_VERIFY_REVERT);
 	if (p.flaky)
 		krun_print(r, "Flaky bisect: the %s commit runs %d times first; a commit fails once it fails, passes after enough clean runs (at most %d) for %ld%% confidence\n",
 			   s->reverse ? "good" : "bad", p.tries, p.max_tries, conf);

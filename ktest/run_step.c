@@ -327,6 +327,23 @@ static int step_checkout(struct krun *r, const struct kstep_opts *o,
 
 	if (!v)
 		return -1;
+	if (o->revert) {
+		bool conflicts;
+
+		if (!kvcs_checkout_revert(v, o->commit, o->revert, &conflicts))
+			return 0;
+		if (!conflicts) {
+			krun_print(r, "ktest: cannot check out %.12s with %.12s reverted in BUILD_DIR: %s\n",
+				   o->commit, o->revert, kvcs_error(v));
+			return -1;
+		}
+		/* nothing to test: a skip, not a stop */
+		res->verdict = KV_SKIP;
+		snprintf(res->phase, sizeof(res->phase), "build");
+		snprintf(res->why, sizeof(res->why), "%s", kvcs_error(v));
+		krun_print(r, "%s: nothing to test\n", kvcs_error(v));
+		return 1;
+	}
 	if (kvcs_checkout(v, o->commit, o->force_checkout)) {
 		krun_print(r, "ktest: cannot check out %.12s in BUILD_DIR: %s\n",
 			   o->commit, kvcs_error(v));
@@ -499,6 +516,7 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	char key[128], idx[16];
 	const struct kjrec *done;
 	long ms[KPH__COUNT] = { -1, -1, -1, -1 };
+	int co;
 
 	memset(res, 0, sizeof(*res));
 	step_key(o, key, sizeof(key));
@@ -529,9 +547,10 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	t0 = kclock_ms();
 	if (journal_step(r, key, "start", NULL, NULL))
 		return -1;
-	if (o->commit && step_checkout(r, o, res))
+	co = o->commit ? step_checkout(r, o, res) : 0;
+	if (co < 0)
 		return -1;
-	if (do_build(r, o, res, &ms[KPH_BUILD])) {
+	if (!co && do_build(r, o, res, &ms[KPH_BUILD])) {
 		res->verdict = KV_GOOD;
 		if (o->level > KSTEP_BUILD &&
 		    !krun_lab_step(r, o->level, res->release, res, ms)) {

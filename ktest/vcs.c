@@ -2194,6 +2194,47 @@ out:
 	return ret;
 }
 
+int kvcs_checkout_revert(struct kvcs *v, const char *onto, const char *revert,
+			 bool *conflicts)
+{
+	git_checkout_options co;
+	git_commit *r = NULL, *o = NULL;
+	git_index *idx = NULL;
+	int ret = -1;
+
+	*conflicts = false;
+	if (!v)
+		return bad_args(v, "kvcs_checkout_revert");
+	if (kvcs_checkout(v, onto, true))
+		return -1;
+	if (lookup_commit(v, revert, &r) < 0 || lookup_commit(v, onto, &o) < 0)
+		goto out;
+	/* the first parent is the mainline of a merge, as "git revert -m 1" */
+	if (git_revert_commit(&idx, v->repo, r, o,
+			      git_commit_parentcount(r) > 1 ? 1 : 0, NULL) < 0) {
+		git_fail(v, "can't revert %s on %s", revert, onto);
+		goto out;
+	}
+	if (git_index_has_conflicts(idx)) {
+		*conflicts = true;
+		set_err(v, "reverting %.12s on %.12s conflicts", revert, onto);
+		goto out;
+	}
+	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+	co.checkout_strategy = GIT_CHECKOUT_FORCE;
+	if (git_checkout_index(v->repo, idx, &co) < 0) {
+		git_fail(v, "can't check out %s reverted on %s in %s", revert,
+			 onto, v->path);
+		goto out;
+	}
+	ret = 0;
+out:
+	git_index_free(idx);
+	git_commit_free(r);
+	git_commit_free(o);
+	return ret;
+}
+
 /* ---- worktrees ---- */
 
 static bool valid_wt_name(const char *name)

@@ -92,6 +92,14 @@ int kvcs_dirty_files(struct kvcs *v, char ***paths, size_t *n);
  * local changes it refuses and names the files, unless force.
  */
 int kvcs_checkout(struct kvcs *v, const char *id, bool force);
+/*
+ * onto checked out (forced), then revert's changes taken back on top of it
+ * in the work tree (HEAD stays at onto; the files differ from it): a
+ * culprit's revert to test. Returns 0, or -1 with the error; *conflicts
+ * when the revert does not apply cleanly (nothing to test).
+ */
+int kvcs_checkout_revert(struct kvcs *v, const char *onto, const char *revert,
+			 bool *conflicts);
 
 /* The commit HEAD points at. */
 int kvcs_head(struct kvcs *v, struct kvcs_commit *out);

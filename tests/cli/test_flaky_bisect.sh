@@ -14,7 +14,7 @@
 cd "$KTEST_TMP" || exit 1
 T=$KTEST_TMP
 src=$T/src
-rm -rf "$src" "$T/src2" st-* build-out tmp ./*.conf console.log next seed boots rate mode
+rm -rf "$src" "$T/src2" "$T/src3" st-* build-out tmp ./*.conf console.log next seed boots rate mode
 mkdir -p "$src"
 
 g() { git -C "$src" "$@"; }
@@ -62,11 +62,14 @@ if [ "\$(cat $T/next 2>/dev/null)" != test ]; then
 	exit 0
 fi
 rm -f $T/next
-if [ -e $T/mode ]; then
-	# the failure comes with a file of the tree that is not built
+case "\$(cat $T/mode 2>/dev/null)" in
+marker)	# the failure comes with a file of the tree that is not built
 	if [ -e $T/src2/marker ]; then cat $T/panic.log; else cat $T/good.log; fi >> $T/console.log
-	exit 0
-fi
+	exit 0 ;;
+bug)	# the failure is built in
+	if grep -q BUG $T/build-out/arch/x86/boot/bzImage; then cat $T/panic.log; else cat $T/good.log; fi >> $T/console.log
+	exit 0 ;;
+esac
 n=\$(cat $T/build-out/arch/x86/boot/bzImage)
 s=\$(( (\$(cat $T/seed) * 1103515245 + 12345) % 2147483648 ))
 echo \$s > $T/seed
@@ -223,7 +226,7 @@ conf st-same "BISECT_VERIFY = 1" |
 	    -e "s|^BISECT_GOOD = .*|BISECT_GOOD = $d0|" \
 	    -e "s|^BISECT_BAD = .*|BISECT_BAD = $d5|" >same.conf
 fresh 7
-touch mode
+echo marker >mode
 run_ktest same.conf
 rm -f mode
 expect_rc 1 "a culprit whose built image is its parent's: the bisect fails"
@@ -231,4 +234,43 @@ check "saying d3's image is identical to its parent's, so it cannot be the cause
 	grep -q "bisect: ${d3%"${d3#????????????}"} looked like the first bad commit, but its built image is identical to its parent ${d2%"${d2#????????????}"}'s" out
 check "builds were made reproducible for the comparison" \
 	grep -q 'KBUILD_BUILD_TIMESTAMP' st-same.log
+
+# 8. BISECT_VERIFY_REVERT: BISECT_BAD with the culprit reverted must pass.
+# e3 adds the built-in bug; the others add files of their own
+src3=$T/src3
+mkdir -p "$src3"
+sed 's|cat version >|cat version $$(ls bug 2>/dev/null) >|' "$src/Makefile" >"$src3/Makefile"
+echo 0 >"$src3/version"
+git -C "$src3" init -q
+git -C "$src3" add Makefile version
+git -C "$src3" commit -q -m "e0"
+for n in 1 2 3 4 5; do
+	if [ $n = 3 ]; then echo BUG >"$src3/bug"; git -C "$src3" add bug
+	else echo "$n" >"$src3/f$n"; git -C "$src3" add "f$n"; fi
+	git -C "$src3" commit -q -m "e$n"
+	eval "e$n=\$(git -C "$src3" rev-parse HEAD)"
+done
+e0=$(git -C "$src3" rev-list --max-parents=0 HEAD)
+conf st-revert "BISECT_VERIFY = 1" "BISECT_VERIFY_REVERT = 1" |
+	sed -e "s|^BUILD_DIR = .*|BUILD_DIR = $src3|" \
+	    -e "s|^BISECT_GOOD = .*|BISECT_GOOD = $e0|" \
+	    -e "s|^BISECT_BAD = .*|BISECT_BAD = $e5|" >revert.conf
+fresh 7
+echo bug >mode
+run_ktest revert.conf
+expect_rc 0 "BISECT_VERIFY_REVERT: e3 is named"
+check "after e5 with e3 reverted on top passed" \
+	grep -q "Verified: the parents pass and ${e3%"${e3#????????????}"} fails; BISECT_BAD passes with it reverted" out
+check "the tree is back at e5 with nothing left over" \
+	sh -c "test -z \"\$(git -C $src3 status --porcelain)\" && test \"\$(git -C $src3 rev-parse HEAD)\" = $e5"
+# a revert that conflicts is not tested: the plain repo, c5 reverted on c12
+conf st-conflict "BISECT_VERIFY = 1" "BISECT_VERIFY_REVERT = 1" >conflict.conf
+fresh 7
+echo 100 >rate
+rm -f mode
+run_ktest conflict.conf
+rm -f rate
+expect_rc 0 "a revert that conflicts: c5 is still named (exit $rc)"
+check "saying the revert could not be tested" \
+	grep -q "reverting ${c5%"${c5#????????????}"} on ${c12%"${c12#????????????}"} conflicts" out
 finish
