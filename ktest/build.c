@@ -72,7 +72,7 @@ struct kbuild {
 /*
  * Output that means the host gave out, not the tree: the disk or memory ran
  * out (gcc: "Killed signal terminated program cc1" is the OOM killer), fork
- * failed, the file system broke.
+ * failed, the file system broke, a distributed compile found no helper.
  */
 static const char *const host_trouble[] = {
 	"No space left on device",
@@ -84,6 +84,8 @@ static const char *const host_trouble[] = {
 	"Resource temporarily unavailable",
 	"Read-only file system",
 	"Input/output error",
+	/* distcc (DISTCC_FALLBACK=0) could not reach a helper: the lab's */
+	"failed to distribute and fallbacks are disabled",
 };
 
 /*

@@ -37,6 +37,7 @@ static const char makefile[] =
 	"\t\techo \"init/main.c: In function 'f':\"; \\\n"
 	"\t\techo \"init/main.c:12:3: warning: unused variable 'x'\"; fi\n"
 	"\t@test ! -e $(O)/nospace || { echo 'cc1: fatal error: init/main.o: No space left on device'; exit 1; }\n"
+	"\t@test ! -e $(O)/nodistcc || { echo 'distcc[4242] (dcc_build_somewhere) Warning: failed to distribute and fallbacks are disabled'; exit 2; }\n"
 	"\t@if grep -q '^CONFIG_BREAK=y' $(C); then \\\n"
 	"\t\techo 'init/main.c:20:1: error: expected ; before }'; exit 1; fi\n"
 	"\t@mkdir -p $(O)/arch/x86/boot && cp $(C) $(O)/arch/x86/boot/bzImage\n"
@@ -476,6 +477,16 @@ static void test_no_space_is_infra(void **state)
 	assert_non_null(strstr(f->r.why, "No space left on device"));
 }
 
+/* distcc with DISTCC_FALLBACK=0 and no helper: the lab's, not the tree's */
+static void test_no_distcc_helper_is_infra(void **state)
+{
+	struct fx *f = *state;
+
+	mark(f, "nodistcc");
+	assert_int_equal(build(f), KBUILD_ERROR);
+	assert_non_null(strstr(f->r.why, "failed to distribute"));
+}
+
 static void test_no_make_is_infra(void **state)
 {
 	struct fx *f = *state;
@@ -705,6 +716,7 @@ int main(void)
 		T(test_warnings),
 		T(test_timeout_is_infra),
 		T(test_no_space_is_infra),
+		T(test_no_distcc_helper_is_infra),
 		T(test_no_make_is_infra),
 		T(test_output_dir_trouble),
 		T(test_relative_output_dir),
