@@ -12,6 +12,9 @@
 # Then each bench/bench_*.c program (the Makefile passes them) prints its
 # own table, e.g. bench_config_bisect: ours beside config-bisect.pl on
 # simulated Kconfig universes (builds, olddefconfig runs, right answers).
+#
+# Last, bench/bench_ktestpl.sh: a bisect and a patchcheck of the lab's real
+# kernel series by ktest and by ktest.pl (doc/benchmark.md).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 KTEST=${KTEST:-$top/ktest/ktest}
@@ -97,3 +100,7 @@ printf '%-42s %-10s %s\n' "config, 1000 tests: max RSS (KiB)" "$ours_rss" "$thei
 for b in "$@"; do
 	"$b" || echo "$(basename "$b"): failed" >&2
 done
+
+# ktest beside ktest.pl on the lab's real kernel (BENCH_KTESTPL=0: skip it;
+# BENCH_QUICK=1: one bisect, ktest and ktest.pl tuned)
+sh "$top/bench/bench_ktestpl.sh" || echo "bench_ktestpl.sh: failed" >&2

@@ -1,0 +1,356 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The benchmark against ktest.pl (make bench; doc/benchmark.md): the same
+# boot bisect (s6 good, s23 bad: examples/qemu-bisect.conf) and the same
+# boot patchcheck (s14..s17, which all build and boot) of the lab series
+# (tests/lab/series.sh), on the same box (qemu, 1 CPU, 256 MiB, the lab
+# initramfs), run by ktest (1 box, BOX_TYPE = qemu) and by ktest.pl from
+# /usr/src/linux-source-6.1.tar.xz, once with its defaults and once tuned
+# (short waits). ktest.pl drives bench/ktestpl-box.sh, a qemu box made of
+# shell commands (POWER_CYCLE, REBOOT, CONSOLE, SSH_EXEC, SWITCH_TO_GOOD).
+# Both tools build with the same MAKE_CMD, bench/ktestpl-make.sh (the lab's
+# ccache make, timed), in the same OUTPUT_DIR.
+#
+# Prints a table: wall time, builds, boots, sum of make time, sum of boot
+# time, harness overhead = wall - make - boot - test, each beside ktest.pl's
+# and as a ratio; the targets beside them (not asserted). Raw numbers go to
+# BENCH_OUT (default build/bench)/ktestpl-DATE.txt.
+#
+# Environment:
+#   BENCH_KTESTPL=0   skip this benchmark
+#   BENCH_QUICK=1     only the bisect, only ktest and ktest.pl tuned
+#   BENCH_TESTS, BENCH_TOOLS   or choose: "bisect patchcheck",
+#                     "ours tuned defaults"
+#   BENCH_TIMEOUT     seconds one run may take (7200)
+#   KTEST, KTEST_LAB  the binary, the lab (default /var/tmp/ktest-lab)
+#
+# Takes the e2e lab lock ($LAB/e2e/run.lock) and leaves the series tree as
+# series.sh leaves it (at s32, clean). Not built yet, so not measured:
+# ktest pipelined, ktest with 2 boxes.
+# Rows of numbers are split into fields with set -- on purpose:
+# shellcheck disable=SC2046,SC2086
+set -eu
+[ "${BENCH_KTESTPL:-1}" = 0 ] && exit 0
+top=$(cd "$(dirname "$0")/.." && pwd)
+KTEST=${KTEST:-$top/ktest/ktest}
+LAB=${KTEST_LAB:-/var/tmp/ktest-lab}
+quick=${BENCH_QUICK:-0}
+limit=${BENCH_TIMEOUT:-7200}
+tarball=/usr/src/linux-source-6.1.tar.xz
+
+skip() {
+	echo "bench_ktestpl: skipped: $*"
+	exit 0
+}
+[ -r "$tarball" ] || skip "no $tarball (apt-get install linux-source-6.1)"
+command -v perl >/dev/null || skip "no perl"
+command -v qemu-system-x86_64 >/dev/null || skip "no qemu-system-x86_64"
+command -v jq >/dev/null || skip "no jq"
+[ -d "$LAB/e2e/linux" ] || skip "no lab in $LAB (sh examples/qemu-lab.sh)"
+[ -x "$KTEST" ] || skip "no $KTEST (make)"
+
+out=${BENCH_OUT:-$top/build/bench}
+mkdir -p "$out"
+raw=$out/ktestpl-$(date -u +%Y%m%dT%H%M%SZ).txt
+work=$(mktemp -d "${TMPDIR:-/tmp}/ktest-bench-pl.XXXXXX")
+boxdir=""
+cleanup() {
+	[ -n "$boxdir" ] && sh "$top/bench/ktestpl-box.sh" "$boxdir" off
+	[ -n "${SERIES_TREE:-}" ] && sh "$top/tests/lab/series.sh" tree >/dev/null 2>&1
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# one e2e user of the lab at a time (tests/e2e/common.inc)
+mkdir -p "$LAB/e2e"
+exec 6>"$LAB/e2e/run.lock"
+echo "bench_ktestpl: waiting for the lab lock ($LAB/e2e/run.lock)" >&2
+flock 6
+env=$(sh "$top/tests/lab/series.sh" env) || skip "tests/lab/series.sh env failed"
+eval "$env"
+full=$(sh "$top/tests/lab/series.sh" config)
+initrd=$(sh "$top/tests/lab/initramfs.sh")
+tar -xJOf "$tarball" linux-source-6.1/tools/testing/ktest/ktest.pl >"$work/ktest.pl"
+good_kernel=$LAB/qemu-kernel/bzImage-ktest
+outdir=$LAB/e2e/out-bench
+success="ktest: booted"
+
+common() {
+	d=$1
+	cat <<EOF
+MACHINE = qemu
+BUILD_DIR = $SERIES_TREE
+OUTPUT_DIR = $outdir
+TMP_DIR = $d/tmp
+LOG_FILE = $d/ktest.log
+MAKE_CMD = sh $top/bench/ktestpl-make.sh $d/make.log
+BUILD_OPTIONS = -j$(nproc)
+LOCALVERSION = -lab
+MIN_CONFIG = $full
+BUILD_NOCLEAN = 1
+SUCCESS_LINE = $success
+EOF
+}
+
+the_test() {
+	if [ "$1" = bisect ]; then
+		printf 'TEST_START\nTEST_TYPE = bisect\nBISECT_TYPE = boot\n'
+		printf 'BISECT_GOOD = %s\nBISECT_BAD = %s\n' "$S6" "$S23"
+	else
+		printf 'TEST_START\nTEST_TYPE = patchcheck\nPATCHCHECK_TYPE = boot\n'
+		printf 'PATCHCHECK_START = %s\nPATCHCHECK_END = %s\n' "$S14" "$S17"
+	fi
+}
+
+conf_ours() {
+	common "$1"
+	cat <<EOF
+STATE_DIR = $1/state
+BOX_TYPE = qemu
+NO_INSTALL = 1
+QEMU_KERNEL = $outdir/arch/x86/boot/bzImage
+QEMU_INITRD = $initrd
+TIMEOUT = 60
+BOOTED_TIMEOUT = 2
+BISECT_SLEEP_TIME = 0
+PATCHCHECK_SLEEP_TIME = 0
+EOF
+	the_test "$2"
+}
+
+# ktest.pl's box: bench/ktestpl-box.sh; tuned: the waits ours uses, and
+# REBOOT_SUCCESS_LINE so a reboot to the good kernel ends at its boot line
+# (the sleep times are then only timeouts)
+conf_pl() {
+	b="sh $top/bench/ktestpl-box.sh $1/box"
+	common "$1"
+	cat <<EOF
+SSH_USER = root
+NO_INSTALL = 1
+BUILD_TARGET = arch/x86/boot/bzImage
+TARGET_IMAGE = /boot/vmlinuz-test
+POWER_CYCLE = $b power-cycle
+REBOOT = $b power-cycle
+CONSOLE = $b console
+SSH_EXEC = $b ssh \$SSH_COMMAND
+SCP_TO_TARGET = cp \$SRC_FILE \$DST_FILE
+REBOOT_TYPE = script
+REBOOT_SCRIPT = true
+SWITCH_TO_GOOD = $b good
+SWITCH_TO_TEST = $b test
+EOF
+	if [ "$3" = tuned ]; then
+		cat <<EOF
+TIMEOUT = 60
+BOOTED_TIMEOUT = 2
+STOP_AFTER_FAILURE = 2
+REBOOT_SUCCESS_LINE = $success
+SLEEP_TIME = 10
+BISECT_SLEEP_TIME = 10
+PATCHCHECK_SLEEP_TIME = 10
+EOF
+	fi
+	the_test "$2"
+}
+
+now() { date +%s.%N; }
+real_qemu=$(command -v qemu-system-x86_64)
+
+# before each run, untimed: OUTPUT_DIR built at s32 from the lab's config,
+# so every run starts from the same build state
+warm_up() {
+	mkdir -p "$outdir"
+	cp "$full" "$outdir/.config"
+	(cd "$SERIES_TREE" &&
+		sh "$top/bench/ktestpl-make.sh" "$work/warm.log" O="$outdir" olddefconfig &&
+		sh "$top/bench/ktestpl-make.sh" "$work/warm.log" O="$outdir" -j"$(nproc)") \
+		>"$work/warm.out" 2>&1 || echo "bench_ktestpl: warm-up build failed" >&2
+}
+
+# make.log lines "T0 T1 RC ARGS": the sum of durations; builds are the
+# runs that name no target (not olddefconfig, kernelrelease, ...)
+make_sum() {
+	awk '{ s += $2 - $1 } END { printf "%.1f", s }' "$1" 2>/dev/null || echo 0
+}
+make_builds() {
+	awk '{ t = 0; for (i = 4; i <= NF; i++) if ($i !~ /^-/ && $i !~ /=/) t = 1
+	       if (!t) n++ } END { print n + 0 }' "$1" 2>/dev/null || echo 0
+}
+
+# ktest.pl's boots of the test kernel, from the box's boots.log: each from
+# power-on to its boot line, or to qemu's exit (a crash), or to the next
+# power-on; prints "N SECONDS GOODBOOTS"
+pl_boots() {
+	[ -f "$1" ] || { echo "0 0 0"; return; }
+	awk -v good="$good_kernel" -v end="$2" '
+		$1 == "start" { s[$2] = $3; k[$2] = $4; if ($2 > n) n = $2 }
+		$1 == "up" || $1 == "end" { if (!($2 in e)) e[$2] = $3 }
+		END {
+			for (i = 1; i <= n; i++) {
+				if (k[i] == good) { g++; continue }
+				f = (i in e) ? e[i] : ((i + 1) in s) ? s[i + 1] : end
+				c++; t += f - s[i]
+			}
+			printf "%d %.1f %d\n", c, t, g
+		}' "$1"
+}
+
+# runs TOOL (ours, tuned, defaults) on TEST (bisect, patchcheck); appends
+# "test tool wall builds make boots boot testtime overhead rc" to $raw
+run_one() {
+	tool=$1
+	t=$2
+	d=$work/$tool-$t
+	mkdir -p "$d/tmp"
+	sh "$top/tests/lab/series.sh" tree >/dev/null
+	warm_up
+	mkdir -p "$d/box"
+	if [ "$tool" = ours ]; then
+		conf_ours "$d" "$t" >"$d/run.conf"
+		# its qemu, timed as ktestpl-box.sh times ktest.pl's
+		mkdir -p "$d/bin"
+		printf '#!/bin/sh\nexec sh %s "$@"\n' "$top/bench/ktestpl-qemu.sh" \
+			>"$d/bin/qemu-system-x86_64"
+		chmod +x "$d/bin/qemu-system-x86_64"
+	else
+		boxdir=$d/box
+		echo "$success" >"$boxdir/success-line"
+		echo "$outdir/arch/x86/boot/bzImage" >"$boxdir/test-kernel"
+		[ -s "$good_kernel" ] && echo "$good_kernel" >"$boxdir/good-kernel"
+		echo "$initrd" >"$boxdir/initrd"
+		conf_pl "$d" "$t" "$tool" >"$d/run.conf"
+	fi
+	echo "bench_ktestpl: $t by $tool ($d)" >&2
+	t0=$(now)
+	rc=0
+	if [ "$tool" = ours ]; then
+		(cd "$d" && PATH=$d/bin:$PATH BENCH_BOOTLOG=$d/box/boots.log \
+			BENCH_SUCCESS=$success BENCH_REAL_QEMU=$real_qemu \
+			timeout "$limit" "$KTEST" run.conf) >"$d/stdout" 2>&1 \
+			</dev/null || rc=$?
+	else
+		# stdin: a fifo nobody writes to (ktest.pl selects on stdin)
+		mkfifo "$d/stdin"
+		(cd "$d" && exec 7<>"$d/stdin" && timeout "$limit" \
+			perl "$work/ktest.pl" run.conf <&7) >"$d/stdout" 2>&1 || rc=$?
+	fi
+	t1=$(now)
+	ttime=0 rboot=-
+	if [ "$tool" != ours ]; then
+		sh "$top/bench/ktestpl-box.sh" "$boxdir" off
+		boxdir=""
+	else
+		rep=$d/state/report.json
+		rboot=$(jq '[.tests[].steps[].durations.boot // 0] | add // 0' "$rep" 2>/dev/null || echo 0)
+		ttime=$(jq '[.tests[].steps[].durations.test // 0] | add // 0' "$rep" 2>/dev/null || echo 0)
+	fi
+	sleep 1 # the last boot's "end"
+	set -- $(pl_boots "$d/box/boots.log" "$t1")
+	boots=$1 boot=$2 goods=$3
+	wall=$(echo "$t1 - $t0" | bc)
+	mk=$(make_sum "$d/make.log")
+	builds=$(make_builds "$d/make.log")
+	over=$(echo "$wall - $mk - $boot - $ttime" | bc)
+	# the answer: the first bad commit (12 digits), else the exit code
+	if [ "$tool" = ours ]; then
+		answer=$(jq -r '.tests[0].first_bad_commit // empty' \
+			"$d/state/report.json" 2>/dev/null | cut -c1-12)
+	else
+		answer=$(grep -aoE 'Bad commit was \[[0-9a-f]+' "$d/stdout" |
+			tail -n 1 | cut -d'[' -f2 | cut -c1-12)
+	fi
+	[ -n "$answer" ] || answer=rc$rc
+	printf '%s %s %.1f %s %.1f %s %.1f %.1f %.1f %s %s %s %s\n' "$t" "$tool" \
+		"$wall" "$builds" "$mk" "$boots" "$boot" "$ttime" "$over" "$rc" \
+		"$goods" "$answer" "$rboot" >>"$raw"
+	cp "$d/stdout" "$out/ktestpl-$t-$tool.out" 2>/dev/null || true
+	cp "$d/make.log" "$out/ktestpl-$t-$tool.make" 2>/dev/null || true
+	[ -f "$d/box/boots.log" ] && cp "$d/box/boots.log" "$out/ktestpl-$t-$tool.boots"
+	return 0
+}
+
+{
+	echo "# bench_ktestpl $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -n) $(nproc) CPUs"
+	echo "# kvm: $(grep -qE '\<(vmx|svm)\>' /proc/cpuinfo && [ -w /dev/kvm ] && echo yes || echo no)"
+	echo "# test tool wall builds make_s boots boot_s test_s overhead_s rc good_reboots answer report_boot_s"
+} >"$raw"
+
+tests="bisect patchcheck"
+tools="ours tuned defaults"
+if [ "$quick" = 1 ]; then
+	tests=bisect
+	tools="ours tuned"
+fi
+tests=${BENCH_TESTS:-$tests}
+tools=${BENCH_TOOLS:-$tools}
+for t in $tests; do
+	for tool in $tools; do
+		run_one "$tool" "$t"
+	done
+done
+
+# the table
+ratio() {
+	if [ -z "$2" ] || [ "$(echo "$2 > 0" | bc)" != 1 ]; then
+		echo "-"
+		return
+	fi
+	echo "scale=3; $1 / $2" | bc | sed 's/^\./0./'
+}
+# met VALUE LIMIT: "met (V <= L)" or "missed (V > L)"
+met() {
+	if [ "$(echo "$1 <= $2" | bc)" = 1 ]; then
+		echo "met ($1 <= $2)"
+	else
+		echo "missed ($1 > $2)"
+	fi
+}
+row() {
+	grep -v '^#' "$raw" | awk -v t="$1" -v o="$2" '$1 == t && $2 == o'
+}
+for t in $tests; do
+	echo
+	echo "ktest vs ktest.pl: $t of the lab series (1 box; ktest pipelined and 2 boxes: not built yet)"
+	printf '%-22s %8s %6s %5s %8s %8s %9s %8s\n' run wall builds boots "make" boot overhead "ovh/work"
+	for tool in $tools; do
+		r=$(row "$t" "$tool")
+		[ -n "$r" ] || continue
+		set -- $r
+		work_s=$(echo "$5 + $7 + $8" | bc)
+		pct=$(echo "scale=1; 100 * $9 / $work_s" | bc 2>/dev/null || echo "?")
+		name=$tool
+		[ "$tool" = ours ] && name="ktest (1 box)"
+		[ "$tool" = tuned ] && name="ktest.pl tuned"
+		[ "$tool" = defaults ] && name="ktest.pl defaults"
+		printf '%-22s %8s %6s %5s %8s %8s %9s %7s%%\n' "$name" "$3" "$4" \
+			"$6" "$5" "$7" "$9" "$pct"
+	done
+	o=$(row "$t" ours)
+	[ -n "$o" ] || continue
+	set -- $o
+	ow=$3 ob=$4 om=$5 obt=$6 obs=$7 ot=$8 oo=$9
+	for tool in tuned defaults; do
+		r=$(row "$t" "$tool")
+		[ -n "$r" ] || continue
+		set -- $r
+		printf '%-22s %8s %6s %5s %8s %8s %9s\n' "ratio to $tool" \
+			"$(ratio "$ow" "$3")" "$(ratio "$ob" "$4")" \
+			"$(ratio "$obt" "$6")" "$(ratio "$om" "$5")" \
+			"$(ratio "$obs" "$7")" "$(ratio "$oo" "$9")"
+	done
+	echo "targets (not asserted): ktest's overhead <= 2% of make+boot+test:" \
+		"$(met "$oo" "$(echo "0.02 * ($om + $obs + $ot)" | bc)")"
+	for tool in tuned defaults; do
+		r=$(row "$t" "$tool")
+		[ -n "$r" ] || continue
+		set -- $r
+		lim=0.45
+		[ "$tool" = defaults ] && lim=0.12
+		echo "  wall <= $lim x ktest.pl $tool: $(met "$ow" "$(echo "$lim * $3" | bc)")"
+	done
+	echo "  answers (first bad commit): $(grep -v '^#' "$raw" |
+		awk -v t="$t" '$1 == t { printf "%s=%s ", $2, $12 }')"
+done
+echo "raw numbers: $raw"
