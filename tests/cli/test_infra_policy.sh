@@ -10,7 +10,7 @@
 #
 # Part A: the lab's fault is the host's: a fake kbuild that says "No space
 # left on device" (INFRA) on chosen commits, as often as told.
-# Part B: a box made of commands (as in test_run_faults.sh): POWER_CYCLE
+# Part B: a box made of commands (tests/cli/cmdbox.inc): POWER_CYCLE
 # appends the next boot's console log to a file the CONSOLE reads, and
 # fails as often as told.
 . "$(dirname "$0")/../lib.sh"
@@ -192,57 +192,19 @@ check "a bisect whose every step the host fails once finds c6 as the undisturbed
 check "its INFRA attempts are in the report, none BAD but the real ones ($(steps st-a8b))" \
 	test "$(steps st-a8b | tr ' ' '\n' | grep -c INFRA)" -ge 2
 
-# Part B: the box made of commands, INFRA_HEALTH_CHECK
+# Part B: the box made of commands (tests/cli/cmdbox.inc), INFRA_HEALTH_CHECK
 rm -f console.log power boots powerfail
-printf 'Host 127.0.0.1\n\tPort 1\n' >ssh_config
-cat >good.log <<'EOF2'
-[    0.000000] Linux version 6.1.0-t (t@t) #1
-Debian GNU/Linux 12 box ttyS0
-box login:
-EOF2
-cat >panic.log <<'EOF2'
-[    0.000000] Linux version 6.1.0-t (t@t) #1
-[    0.500000] Kernel panic - not syncing: VFS: Unable to mount root fs
-EOF2
+. "$KTEST_SRC/tests/cli/cmdbox.inc"
 # a good kernel that starts and never gets to its login prompt
 cat >dead.log <<'EOF2'
 [    0.000000] Linux version 6.0.0-good (t@t) #1
 [    0.100000] ata1: link is slow to respond, please be patient
 EOF2
-cat >boot.sh <<EOF2
-#!/bin/sh
-n=\$(cat $T/powerfail 2>/dev/null || echo 0)
-if [ "\$n" -gt 0 ]; then
-	echo \$((n - 1)) > $T/powerfail
-	echo "pdu: outlet 7: no answer" >&2
-	echo "\$1 failed" >> $T/power
-	exit 1
-fi
-echo "\$1" >> $T/power
-next=\$(head -n 1 $T/boots); sed -i 1d $T/boots
-cat "$T/\${next:-good}.log" >> $T/console.log
-EOF2
 box() {	# box STATE EXTRA...
 	st=$1
 	shift
+	cmdbox_conf "$st" "tail -n +1 -F $T/console.log"
 	cat <<EOF2
-MACHINE = 127.0.0.1
-BUILD_DIR = $T
-OUTPUT_DIR = $T/build-out
-TMP_DIR = $T/tmp
-STATE_DIR = $T/$st
-LOG_FILE = $T/$st.log
-BUILD_TYPE = nobuild
-NO_INSTALL = 1
-SSH_CONFIG = $T/ssh_config
-CONNECT_TIMEOUT = 1
-POWER_CYCLE = sh $T/boot.sh cycle
-REBOOT_TYPE = script
-REBOOT_SCRIPT = true
-CONSOLE = tail -n +1 -F $T/console.log
-SUCCESS_LINE = login:
-BOOTED_TIMEOUT = 1
-STOP_AFTER_FAILURE = 1
 TIMEOUT = 3
 SLEEP_TIME = 1
 DIE_ON_FAILURE = 0
@@ -252,13 +214,7 @@ TEST_TYPE = boot
 EOF2
 	for l in "$@"; do echo "$l"; done
 }
-fresh() {	# fresh POWER_FAILURES BOOT...: the logs of the next boots
-	: >console.log
-	rm -f power
-	echo "$1" >powerfail
-	shift
-	printf '%s\n' "$@" >boots
-}
+fresh() { cmdbox_fresh "$@"; }	# fresh POWER_FAILURES BOOT...
 
 # B1: POWER_CYCLE fails once; the box boots its good kernel, then the test
 fresh 1 good good good

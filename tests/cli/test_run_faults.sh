@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Faults ktest.pl shows on a lab like ours, each proven absent. The box is
-# made of commands: its serial line is a file that POWER_CYCLE (or a
-# "reboot" through SSH_EXEC) appends the next boot's console log to, read
-# by CONSOLE = tail -F; ssh to it is refused unless SSH_EXEC fakes it.
+# made of commands (tests/cli/cmdbox.inc): its serial line is a file that
+# POWER_CYCLE (or a "reboot" through SSH_EXEC) appends the next boot's
+# console log to, read by CONSOLE = tail -F; ssh to it is refused unless
+# SSH_EXEC fakes it.
 #
 #  1. a console reader that ignores SIGINT: ktest.pl hung for ever on close
 #  2. stdin at end of file: ktest.pl's console waits spun at 100% CPU
@@ -16,48 +17,13 @@
 cd "$KTEST_TMP" || exit 1
 T=$KTEST_TMP
 rm -rf state* tmp console.log power ssh.log boots
-printf 'Host 127.0.0.1\n\tPort 1\n' >ssh_config
-cat >good.log <<'EOF2'
-[    0.000000] Linux version 6.1.0-t (t@t) #1
-Debian GNU/Linux 12 box ttyS0
-box login:
-EOF2
-cat >panic.log <<'EOF2'
-[    0.000000] Linux version 6.1.0-t (t@t) #1
-[    0.500000] Kernel panic - not syncing: VFS: Unable to mount root fs
-EOF2
-# The next boot: the logs listed in "boots", one per power cycle or reboot
-cat >boot.sh <<EOF2
-#!/bin/sh
-echo "\$1" >> $T/power
-next=\$(head -n 1 $T/boots); sed -i 1d $T/boots
-cat "$T/\${next:-good}.log" >> $T/console.log
-EOF2
+. "$KTEST_SRC/tests/cli/cmdbox.inc"
 
 conf() {	# conf STATE CONSOLE EXTRA...
-	state=$1 console=$2
+	cmdbox_conf "$1" "$2"
 	shift 2
-	cat <<EOF2
-MACHINE = 127.0.0.1
-BUILD_DIR = $T
-OUTPUT_DIR = $T/build-out
-TMP_DIR = $T/tmp
-STATE_DIR = $T/$state
-LOG_FILE = $T/$state.log
-BUILD_TYPE = nobuild
-NO_INSTALL = 1
-SSH_CONFIG = $T/ssh_config
-CONNECT_TIMEOUT = 1
-POWER_CYCLE = sh $T/boot.sh cycle
-REBOOT_TYPE = script
-REBOOT_SCRIPT = true
-CONSOLE = $console
-SUCCESS_LINE = login:
-BOOTED_TIMEOUT = 1
-STOP_AFTER_FAILURE = 1
-TIMEOUT = 5
-SLEEP_TIME = 1
-EOF2
+	echo "TIMEOUT = 5"
+	echo "SLEEP_TIME = 1"
 	for l in "$@"; do echo "$l"; done
 }
 fresh() { : >console.log; rm -f power ssh.log; printf '%s\n' "$@" >boots; }
