@@ -855,28 +855,37 @@ static bool answers(struct kreboot *r)
 static int wait_up(struct kreboot *r, const char *line,
 		   struct kreboot_result *res, long wait_ms)
 {
-	int64_t t0 = mono_ms();
+	int64_t t0 = mono_ms(), t;
 	long quiet = 0, step;
 	int rc;
 
 	while (quiet < wait_ms) {
 		step = wait_ms - quiet < UP_PROBE_MS ? wait_ms - quiet :
 		       UP_PROBE_MS;
+		t = mono_ms();
 		rc = r->watch(r->watch_ctx, line, step, step);
 		if (rc == 1 || rc < 0)
 			return rc;
-		/* 0: all of step was quiet; 2: the console talked in it */
-		quiet = rc == 0 ? quiet + step : 0;
+		/*
+		 * 0: no line since t, so quiet since the last probe began
+		 * (lines it held back would have made this 2); 2: the
+		 * console talked
+		 */
+		quiet = rc == 0 ? quiet + (long)(mono_ms() - t) : 0;
 		if (mono_ms() - t0 >= r->o->max_wait_ms) {
 			say(r, "MAX_MONITOR_WAIT (%ld s) reached waiting for "
 			    "the good kernel", r->o->max_wait_ms / 1000);
 			return 0;
 		}
-		if (quiet < wait_ms && answers(r)) {
+		if (quiet >= wait_ms)
+			break;
+		t = mono_ms();
+		if (answers(r)) {
 			say(r, "the box answers ssh: its good kernel is up");
 			res->up_ssh = true;
 			return 1;
 		}
+		quiet += (long)(mono_ms() - t);
 	}
 	return 0;
 }

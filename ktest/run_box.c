@@ -153,6 +153,7 @@ static int watch(void *ctx, const char *stop, long quiet_ms, long max_ms)
 	struct krun_lab *l = ctx;
 	int64_t end = kclock_ms() + max_ms;
 	struct sbuf line;
+	bool got = false;
 	int ret = 0;
 
 	sbuf_init(&line);
@@ -163,13 +164,15 @@ static int watch(void *ctx, const char *stop, long quiet_ms, long max_ms)
 		st = kconsole_read_line(l->con, quiet < end ? quiet : end,
 					&line);
 		if (st == KCON_TIMEOUT) {
-			ret = quiet <= end ? 0 : 2;
+			/* quiet and max at once: quiet, if nothing came at all */
+			ret = quiet < end || (quiet == end && !got) ? 0 : 2;
 			break;
 		}
 		if (st != KCON_LINE) {
 			ret = -1;
 			break;
 		}
+		got = true;
 		krun_log(l->r, "%s\n", sbuf_str(&line));
 		sbuf_addn(&l->pending, line.buf ? line.buf : "", line.len);
 		sbuf_addc(&l->pending, '\n');
