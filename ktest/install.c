@@ -35,6 +35,8 @@
 #include "ktest/install.h"
 
 #define MODS_TARBALL	"ktest-mods.tar.gz"
+/* how often a box that refuses ssh is asked again before the install */
+#define PROBE_AGAIN_MS	500
 
 /* ---- the config ---- */
 
@@ -556,6 +558,29 @@ static int pack(struct run *x, const struct kinstall_step *s)
 	return 0;
 }
 
+/*
+ * The box before an install. A box just back on its good kernel shows
+ * its login prompt (which ended the reboot's wait) before sshd may
+ * listen: a refused connection is asked again, every PROBE_AGAIN_MS,
+ * until the box answers or CONNECT_TIMEOUT has passed (doc/waits.md).
+ */
+static int probe(struct run *x, const struct kinstall_step *s, long probe_ms)
+{
+	long end = now_ms() + probe_ms;
+	struct timespec ts = { 0, PROBE_AGAIN_MS * 1000000L };
+
+	for (;;) {
+		x->r->ssh_fail = KSSH_OK;
+		if (run_box(x, s, probe_ms) == 0)
+			return 0;
+		if (x->r->ssh_fail != KSSH_UNREACHABLE ||
+		    end - now_ms() <= PROBE_AGAIN_MS)
+			return -1;
+		kbox_disconnect(x->box);
+		nanosleep(&ts, NULL);
+	}
+}
+
 static int run_step(struct run *x, const struct kinstall_step *s)
 {
 	const struct kbox_opts *bo = kbox_opts(x->box);
@@ -568,7 +593,7 @@ static int run_step(struct run *x, const struct kinstall_step *s)
 	case KI_POST_INSTALL:
 		return run_host(x, s, KINSTALL_HOOK, "POST_INSTALL");
 	case KI_PROBE:
-		if (run_box(x, s, probe_ms) == 0)
+		if (probe(x, s, probe_ms) == 0)
 			return 0;
 		snprintf(x->r->why + strlen(x->r->why),
 			 sizeof(x->r->why) - strlen(x->r->why),

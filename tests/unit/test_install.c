@@ -19,11 +19,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "conf/legacy.h"
@@ -896,6 +900,132 @@ static void test_install_refused(void **state)
 	done(&s);
 }
 
+/* A free port on 127.0.0.1 that nothing listens on (refused). */
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	int fd;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
+/* Copies between a and b until either closes. */
+static void relay(int a, int b)
+{
+	struct pollfd p[2] = { { .fd = a, .events = POLLIN },
+			       { .fd = b, .events = POLLIN } };
+	char buf[16384];
+	ssize_t n;
+
+	while (poll(p, 2, 20000) > 0) {
+		for (int i = 0; i < 2; i++) {
+			if (!p[i].revents)
+				continue;
+			n = read(p[i].fd, buf, sizeof(buf));
+			if (n <= 0 || write(p[!i].fd, buf, n) != n)
+				return;
+		}
+	}
+}
+
+/*
+ * sshd coming up late on port: after delay_ms, a listener there that
+ * hands each connection to the lab sshd. Returns its pid.
+ */
+static pid_t late_sshd(int port, long delay_ms)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sockaddr_in a = { .sin_family = AF_INET };
+
+		close(lab.guard);	/* the lab's watchdog is not ours */
+		struct timespec ts = { delay_ms / 1000,
+				       (delay_ms % 1000) * 1000000L };
+		int one = 1, l, c, up;
+
+		alarm(60);		/* never outlives the test */
+		nanosleep(&ts, NULL);
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		a.sin_port = htons(port);
+		l = socket(AF_INET, SOCK_STREAM, 0);
+		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) ||
+		    listen(l, 8))
+			_exit(1);
+		while ((c = accept(l, NULL, NULL)) >= 0) {
+			a.sin_port = htons(lab.port);
+			up = socket(AF_INET, SOCK_STREAM, 0);
+			if (up < 0 ||
+			    connect(up, (struct sockaddr *)&a, sizeof(a)))
+				_exit(1);
+			if (fork() == 0) {
+				alarm(30);
+				close(l);
+				relay(c, up);
+				_exit(0);
+			}
+			close(c);
+			close(up);
+		}
+		_exit(0);
+	}
+	return pid;
+}
+
+static long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
+/*
+ * doc/waits.md: a box whose sshd comes up after its login prompt is
+ * waited for; its answer ends the wait, CONNECT_TIMEOUT only bounds it.
+ */
+static void test_install_sshd_late(void **state)
+{
+	struct setup s = { .keep = { NULL, 0 } };
+	struct kinstall_result r;
+	long t0, took;
+	char *kh;
+	pid_t pid;
+	int rc;
+
+	(void)state;
+	lab_opts(&s);
+	s.b.ssh.port = free_port();
+	s.b.ssh.connect_timeout_ms = 20000;
+	/* the lab's host key, known on this port too */
+	kh = labp("kh_late");
+	sh("sed 's/^\\[127.0.0.1\\]:%d /[127.0.0.1]:%d /' '%s' > '%s'",
+	   lab.port, s.b.ssh.port, lab.kh, kh);
+	s.b.ssh.known_hosts = kh;
+	pid = late_sshd(s.b.ssh.port, 1500);
+	t0 = mono_ms();
+	rc = install(&s, &r);
+	took = mono_ms() - t0;
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	if (rc)
+		fail_msg("install: %s", r.why);
+	assert_int_equal(r.status, KINSTALL_OK);
+	if (took < 1500 || took > 15000)
+		fail_msg("the install took %ld ms: not on sshd's answer", took);
+	free(kh);
+	done(&s);
+}
+
 static void test_install_unknown_host_key(void **state)
 {
 	struct setup s = { .keep = { NULL, 0 } };
@@ -1017,6 +1147,7 @@ int main(void)
 		cmocka_unit_test(test_install_no_install),
 		cmocka_unit_test(test_install_hooks_fail),
 		cmocka_unit_test(test_install_refused),
+		cmocka_unit_test(test_install_sshd_late),
 		cmocka_unit_test(test_install_unknown_host_key),
 		cmocka_unit_test(test_install_host_errors),
 		cmocka_unit_test(test_install_box_errors),
