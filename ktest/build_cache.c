@@ -260,3 +260,14 @@ out:
 	free(dir);
 	return ret;
 }
+
+int kbc_has(const struct kbc_key *k)
+{
+	char *dir = entry_dir(k);
+	char *p = xasprintf("%s/release", dir);
+	int has = access(p, R_OK) == 0;
+
+	free(p);
+	free(dir);
+	return has;
+}

@@ -30,6 +30,9 @@ struct kbc_key {
 int kbc_store(const struct kbc_key *k, const char *output_dir,
 	      const char *release, char *why, size_t len);
 
+/* Is the build of k in the cache? */
+int kbc_has(const struct kbc_key *k);
+
 /*
  * Before a build: the cached image and .config back into OUTPUT_DIR, the
  * release into release. Returns 0 (restored), 1 (not in the cache), -1

@@ -124,6 +124,9 @@ struct kstep_opts {
 	bool force_checkout;	/* checkout even with local changes */
 	bool digest_image;	/* res->image: the built image's digest */
 	bool cache_build;	/* the per-commit build cache (build_cache.h) */
+	/* called once the build is good, before the box part */
+	void (*after_build)(void *ctx);
+	void *after_build_ctx;
 	long settle_ms;		/* >= 0: reboot to good after, waiting this */
 	/* for the progress line: commits left after this one, and about
 	 * how many more steps (bisect: git's estimate); -1: unknown */

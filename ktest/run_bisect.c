@@ -23,6 +23,7 @@
 #include "ktest/bisect.h"
 #include "ktest/cmd.h"
 #include "ktest/flaky.h"
+#include "ktest/speculate.h"
 #include "ktest/run.h"
 #include "ktest/vcs.h"
 
@@ -47,6 +48,14 @@ struct bis {
 	bool verify_revert;		/* BISECT_VERIFY_REVERT */
 	const char *revert_of;		/* the commit run_once reverts */
 	bool revert_passed;		/* BISECT_BAD passed with it reverted */
+	/* BISECT_SPECULATE: the marks so far, to ask what comes next */
+	struct kspec *spec;
+	struct kb_options kbo;
+	char start_id[KB_ID_LEN];
+	char **hid;
+	enum kb_verdict *hv;
+	size_t nh;
+	const char *spec_x;		/* the commit being built */
 	long runs;			/* runs of commits, replayed ones too */
 	long left;			/* revisions left after this one */
 	struct strmap images;		/* id -> digest of its built image */
@@ -252,6 +261,50 @@ static const char *purpose_text(enum kb_purpose p)
 	}
 }
 
+static void hist_add(struct bis *s, const char *id, enum kb_verdict v)
+{
+	s->hid = xrealloc(s->hid, (s->nh + 1) * sizeof(*s->hid));
+	s->hv = xrealloc(s->hv, (s->nh + 1) * sizeof(*s->hv));
+	s->hid[s->nh] = xstrdup(id);
+	s->hv[s->nh++] = v;
+}
+
+/* The commit the bisect would test next if x were marked v (malloc'd). */
+static char *peek(struct bis *s, const char *x, enum kb_verdict v)
+{
+	struct kbisect *t;
+	struct kb_step st;
+	char why[512], *next = NULL;
+	size_t n;
+
+	t = kbisect_new(&s->g, (const char *const *)s->goods, s->ngoods,
+			&s->kbo, why, sizeof(why));
+	if (!t)
+		return NULL;
+	for (size_t k = 0; k < s->nh; k++)
+		kbisect_mark(t, s->hid[k], s->hv[k], why, sizeof(why));
+	if (kbisect_mark(t, x, v, why, sizeof(why)) == 0) {
+		kbisect_next(t, &st, 1, &n);
+		if (st.kind == KB_TEST)
+			next = xstrdup(st.id);
+	}
+	kbisect_free(t);
+	return next;
+}
+
+/* X built: build what can come after it while the box boots it. */
+static void speculate(void *ctx)
+{
+	struct bis *s = ctx;
+	char *ids[2];
+
+	ids[0] = peek(s, s->spec_x, KB_GOOD);
+	ids[1] = peek(s, s->spec_x, KB_BAD);
+	kspec_start(s->spec, (const char *const *)ids, 2);
+	free(ids[0]);
+	free(ids[1]);
+}
+
 /*
  * One run of a commit: build (boot, test) it, with INFRA retried; the
  * second and later runs of a boot or test bisect boot what the first one
@@ -279,6 +332,11 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 	snprintf(what, sizeof(what), run > 1 ? "%.12s (run %d)" : "%.12s",
 		 id, run);
 	o.revert = s->revert_of;
+	if (s->spec && run == 1 && !o.revert && !strcmp(kind, "bisect")) {
+		s->spec_x = id;
+		o.after_build = speculate;
+		o.after_build_ctx = s;
+	}
 	o.digest_image = s->verify && !o.revert;
 	/* a boot or test bisect builds a commit once (build_cache.h) */
 	o.cache_build = s->level >= KSTEP_BOOT && !o.revert;
@@ -344,6 +402,7 @@ static int test_one(struct bis *s, const struct kb_step *st, enum kb_verdict *m)
 	enum kfl_decision d;
 
 	s->left = (long)st->left;
+	kspec_settle(s->spec, st->id);
 	if (judge(s, st->id, "bisect", measure, st->steps, &d))
 		return -1;
 	if (d == KFL_SKIP)
@@ -392,6 +451,7 @@ static int apply_replay(struct bis *s, const struct kb_replay *rp)
 			krun_print(s->r, "ktest: BISECT_REPLAY: %s\n", why);
 			return -1;
 		}
+		hist_add(s, id, rp->marks[k].verdict);
 	}
 	return 0;
 }
@@ -424,10 +484,12 @@ static int start(struct bis *s, const struct kb_replay *rp, bool have_replay)
 	if (st && *st) {
 		if (resolve(s, KOPT_BISECT_START, st, start_id))
 			return -1;
-		o.start = start_id;
+		memcpy(s->start_id, start_id, KB_ID_LEN);
+		o.start = s->start_id;
 	}
 	o.merge_bases = (const char *const *)s->bases;
 	o.nmerge_bases = s->nbases;
+	s->kbo = o;
 	s->b = kbisect_new(&s->g, (const char *const *)s->goods, s->ngoods, &o,
 			   why, sizeof(why));
 	if (!s->b) {
@@ -674,6 +736,7 @@ static int loop(struct bis *s)
 			write_log(s);
 			return krun_fail(s->r, "%s", why);
 		}
+		hist_add(s, st.id, m);
 		if (why[0])
 			krun_print(s->r, "%s\n", why);
 		if (s->npaths) {
@@ -764,6 +827,11 @@ static void bis_free(struct bis *s)
 	strmap_free(&s->subjects, free);
 	strmap_free(&s->images, free);
 	pin_builds(s, false);
+	kspec_free(s->spec);
+	for (size_t k = 0; k < s->nh; k++)
+		free(s->hid[k]);
+	free(s->hid);
+	free(s->hv);
 }
 
 /* BISECT_TRIES, BISECT_FLAKY, BISECT_MAX_TRIES, BISECT_CONFIDENCE, BISECT_VERIFY */
@@ -821,6 +889,17 @@ int krun_bisect(struct krun *r)
 		goto out;
 	if (s.verify)
 		pin_builds(&s, true);
+	if (krun_bool(r, KOPT_BISECT_SPECULATE) && s.level >= KSTEP_BOOT) {
+		const char *min = krun_opt(r, KOPT_MIN_CONFIG);
+		char *bt = min && *min ? xasprintf("useconfig:%s", min) :
+			xstrdup("oldconfig");
+		char why[256];
+
+		s.spec = kspec_new(r, bt, why, sizeof(why));
+		if (!s.spec)
+			krun_print(r, "BISECT_SPECULATE: not speculating: %s\n", why);
+		free(bt);
+	}
 	if (s.reverse)
 		krun_print(r, "Performing a reverse bisect (bad is good, good is bad!)\n");
 	have_head = kvcs_head(s.v, &head) == 0;

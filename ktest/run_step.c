@@ -552,6 +552,8 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 		return -1;
 	if (!co && do_build(r, o, res, &ms[KPH_BUILD])) {
 		res->verdict = KV_GOOD;
+		if (o->after_build)
+			o->after_build(o->after_build_ctx);
 		if (o->level > KSTEP_BUILD &&
 		    !krun_lab_step(r, o->level, res->release, res, ms)) {
 			res->verdict = KV_GOOD;

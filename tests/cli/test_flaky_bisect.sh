@@ -263,6 +263,30 @@ check "after e5 with e3 reverted on top passed" \
 	grep -q "Verified: the parents pass and ${e3%"${e3#????????????}"} fails; BISECT_BAD passes with it reverted" out
 check "the tree is back at e5 with nothing left over" \
 	sh -c "test -z \"\$(git -C $src3 status --porcelain)\" && test \"\$(git -C $src3 rev-parse HEAD)\" = $e5"
+# 9. BISECT_SPECULATE: the next commits are built while the box boots;
+# the same steps, verdicts and answer as without
+steps_of() { jq -c '[.tests[0].steps[] | [.commit, .verdict]]' "$1/report.json"; }
+rm -f mode
+echo 100 >rate
+fresh 7
+conf st-nospec >nospec.conf
+run_ktest nospec.conf
+fresh 7
+conf st-spec "BISECT_SPECULATE = 1" >spec.conf
+run_ktest spec.conf
+rm -f rate
+check "BISECT_SPECULATE: c5, as without it (exit $rc)" \
+	test "$(culprit st-spec)" = "$c5" -a "$(culprit st-nospec)" = "$c5"
+check "with the same steps and verdicts" \
+	test "$(steps_of st-spec)" = "$(steps_of st-nospec)"
+check "the next commits were built in the background" \
+	grep -q '^Speculating: building [0-9a-f]\{12\}' out
+check "and later steps took their build from the cache ($(grep -c 'taken from the build cache' out) of them)" \
+	grep -q 'taken from the build cache' out
+check "its work tree is removed at the end" test ! -e st-spec/spec-src
+check "no speculative build is left running" \
+	sh -c "! pgrep -f '$T/st-spec/spec-ou[t]' >/dev/null"
+
 # a revert that conflicts is not tested: the plain repo, c5 reverted on c12
 conf st-conflict "BISECT_VERIFY = 1" "BISECT_VERIFY_REVERT = 1" >conflict.conf
 fresh 7

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Speculative builds for a boot or test bisect (see speculate.h). The
+ * child is a fork of ktest that touches nothing of the run's: it opens the
+ * repository afresh, checks out in its own work tree, builds in its own
+ * output directory with the step's options, writes only its log and the
+ * build cache, and ends with _exit (no stdio buffer of the parent's is
+ * flushed twice). It leads its own process group, so stopping it stops
+ * its make too.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf/strmap.h"
+#include "ktest/build.h"
+#include "ktest/build_cache.h"
+#include "ktest/cmd.h"
+#include "ktest/run.h"
+#include "ktest/speculate.h"
+#include "ktest/vcs.h"
+
+#define WT_NAME "ktest-spec"
+#define POLL_MS 100
+
+static void key_of(struct kspec *sp, const char *id, struct kbc_key *k)
+{
+	struct krun *r = sp->r;
+
+	memset(k, 0, sizeof(*k));
+	k->state_dir = r->state_dir;
+	k->commit = id;
+	k->build_type = sp->build_type;
+	k->min_config = krun_opt(r, KOPT_MIN_CONFIG);
+	k->make_cmd = krun_opt(r, KOPT_MAKE_CMD);
+	k->build_options = krun_opt(r, KOPT_BUILD_OPTIONS);
+	k->localversion = krun_opt(r, KOPT_LOCALVERSION);
+	k->build_target = krun_opt(r, KOPT_BUILD_TARGET);
+}
+
+struct kspec *kspec_new(struct krun *r, const char *build_type, char *why,
+			size_t len)
+{
+	const char *pre = krun_opt(r, KOPT_PRE_BUILD);
+	const char *post = krun_opt(r, KOPT_POST_BUILD);
+	const char *files = krun_opt(r, KOPT_BISECT_FILES);
+	struct kspec *sp;
+
+	if ((pre && *pre) || (post && *post)) {
+		snprintf(why, len, "PRE_BUILD or POST_BUILD is set: a build elsewhere would not be the same build");
+		return NULL;
+	}
+	if (files && *files) {
+		snprintf(why, len, "BISECT_FILES is set");
+		return NULL;
+	}
+	sp = xcalloc(1, sizeof(*sp));
+	sp->r = r;
+	sp->build_type = xstrdup(build_type);
+	sp->src = xasprintf("%s/spec-src", r->state_dir);
+	sp->out = xasprintf("%s/spec-out", r->state_dir);
+	sp->log = xasprintf("%s/spec.log", r->state_dir);
+	return sp;
+}
+
+/* The child's work tree at id: added the first time, checked out after. */
+static struct kvcs *worktree_at(struct kspec *sp, struct kvcs *w,
+				const char *id, FILE *log)
+{
+	char err[512], *gitfile = xasprintf("%s/.git", sp->src);
+	struct kvcs *main;
+
+	if (!w && access(gitfile, F_OK) == 0)
+		w = kvcs_open(sp->src, err, sizeof(err));
+	free(gitfile);
+	if (w) {
+		if (kvcs_checkout(w, id, true) == 0)
+			return w;
+		fprintf(log, "spec: checkout of %s: %s\n", id, kvcs_error(w));
+		kvcs_close(w);
+		return NULL;
+	}
+	main = kvcs_open(krun_opt(sp->r, KOPT_BUILD_DIR), err, sizeof(err));
+	if (!main) {
+		fprintf(log, "spec: %s\n", err);
+		return NULL;
+	}
+	if (kvcs_worktree_add(main, WT_NAME, sp->src, id)) {
+		fprintf(log, "spec: worktree: %s\n", kvcs_error(main));
+		kvcs_close(main);
+		return NULL;
+	}
+	kvcs_close(main);
+	w = kvcs_open(sp->src, err, sizeof(err));
+	if (!w)
+		fprintf(log, "spec: %s\n", err);
+	return w;
+}
+
+static int copy_config(const char *from_dir, const char *to_dir)
+{
+	char *from = xasprintf("%s/.config", from_dir);
+	char *to = xasprintf("%s/.config", to_dir);
+	FILE *in = fopen(from, "rb"), *out = NULL;
+	char buf[65536];
+	size_t n;
+	int ret = -1;
+
+	if (!in || kcmd_mkdirs(to_dir) || !(out = fopen(to, "wb")))
+		goto out;
+	ret = 0;
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			ret = -1;
+out:
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		ret = -1;
+	free(from);
+	free(to);
+	return ret;
+}
+
+static void child(struct kspec *sp, const char *output_dir)
+{
+	struct krun *r = sp->r;
+	struct kvcs *w = NULL;
+	FILE *log = fopen(sp->log, "a");
+
+	if (!log)
+		_exit(1);
+	setvbuf(log, NULL, _IOLBF, 0);
+	for (size_t i = 0; i < sp->nids; i++) {
+		const char *id = sp->ids[i];
+		struct kbuild_opts b = { 0 };
+		struct kbuild_result br;
+		struct kbc_key k;
+		char why[512];
+
+		key_of(sp, id, &k);
+		if (kbc_has(&k))
+			continue;
+		w = worktree_at(sp, w, id, log);
+		if (!w)
+			break;
+		/* as the next step would: from this step's .config */
+		if (!strcmp(sp->build_type, "oldconfig"))
+			copy_config(output_dir, sp->out);
+		b.make_cmd = k.make_cmd;
+		b.build_dir = sp->src;
+		b.output_dir = sp->out;
+		b.build_type = sp->build_type;
+		b.build_options = k.build_options;
+		b.build_target = k.build_target;
+		b.localversion = k.localversion;
+		b.min_config = k.min_config;
+		b.add_config = krun_opt(r, KOPT_ADD_CONFIG);
+		b.noclean = krun_bool(r, KOPT_BUILD_NOCLEAN);
+		b.timeout_ms = krun_int(r, KOPT_RUN_TIMEOUT, 0) * 1000;
+		b.log = xasprintf("%s/spec-build-%d.log", r->state_dir, (int)i);
+		fprintf(log, "spec: building %s\n", id);
+		kbuild_run(&b, &br);
+		fprintf(log, "spec: %s: %s%s%s\n", id,
+			br.status == KBUILD_OK ? "built " : "failed: ",
+			br.status == KBUILD_OK ? br.release : br.why, "");
+		if (br.status == KBUILD_OK &&
+		    kbc_store(&k, sp->out, br.release, why, sizeof(why)) < 0)
+			fprintf(log, "spec: cache: %s\n", why);
+		free((char *)b.log);
+	}
+	if (w)
+		kvcs_close(w);
+	fclose(log);
+	_exit(0);
+}
+
+static void stop(struct kspec *sp)
+{
+	if (!sp->pid)
+		return;
+	kill(-sp->pid, SIGTERM);
+	kill(sp->pid, SIGTERM);
+	while (waitpid(sp->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	sp->pid = 0;
+}
+
+void kspec_start(struct kspec *sp, const char *const *ids, size_t n)
+{
+	const char *out = krun_opt(sp->r, KOPT_OUTPUT_DIR);
+	struct kbc_key k;
+	pid_t pid;
+
+	stop(sp);
+	sp->nids = 0;
+	for (size_t i = 0; i < n && sp->nids < 2; i++) {
+		if (!ids[i])
+			continue;
+		key_of(sp, ids[i], &k);
+		if (kbc_has(&k))
+			continue;
+		snprintf(sp->ids[sp->nids++], sizeof(sp->ids[0]), "%s", ids[i]);
+	}
+	if (!sp->nids || !out)
+		return;
+	fflush(NULL);		/* nothing of ours is written twice */
+	pid = fork();
+	if (pid < 0) {
+		krun_print(sp->r, "warning: no speculative build: fork: %s\n",
+			   strerror(errno));
+		return;
+	}
+	if (!pid) {
+		setpgid(0, 0);
+		signal(SIGINT, SIG_IGN);	/* the parent decides */
+		child(sp, out);
+	}
+	setpgid(pid, pid);
+	sp->pid = pid;
+	krun_print(sp->r, "Speculating: building %.12s%s%.12s in the background (%s)\n",
+		   sp->ids[0], sp->nids > 1 ? " and " : "",
+		   sp->nids > 1 ? sp->ids[1] : "", sp->log);
+}
+
+void kspec_settle(struct kspec *sp, const char *id)
+{
+	struct timespec ts = { 0, POLL_MS * 1000000L };
+	long waited = 0;
+	bool mine = false;
+	struct kbc_key k;
+
+	if (!sp || !sp->pid)
+		return;
+	for (size_t i = 0; i < sp->nids; i++)
+		mine |= !strcmp(sp->ids[i], id);
+	if (!mine) {
+		stop(sp);
+		return;
+	}
+	key_of(sp, id, &k);
+	for (;;) {
+		if (kbc_has(&k)) {
+			stop(sp);
+			break;
+		}
+		if (waitpid(sp->pid, NULL, WNOHANG) == sp->pid) {
+			sp->pid = 0;
+			break;
+		}
+		if (krun_interrupted(sp->r)) {
+			stop(sp);
+			return;
+		}
+		nanosleep(&ts, NULL);
+		waited += POLL_MS;
+	}
+	if (waited >= 1000)
+		krun_print(sp->r, "Waited %ld s for the speculative build of %.12s\n",
+			   waited / 1000, id);
+}
+
+void kspec_free(struct kspec *sp)
+{
+	struct kvcs *v;
+
+	if (!sp)
+		return;
+	stop(sp);
+	v = krun_vcs(sp->r);
+	if (v && access(sp->src, F_OK) == 0 &&
+	    kvcs_worktree_remove(v, WT_NAME))
+		krun_print(sp->r, "warning: cannot remove the speculative work tree %s: %s\n",
+			   sp->src, kvcs_error(v));
+	free(sp->build_type);
+	free(sp->src);
+	free(sp->out);
+	free(sp->log);
+	free(sp);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Speculative builds for a boot or test bisect (BISECT_SPECULATE): while
+ * the box boots candidate X, the two commits that can come next (the next
+ * pick if X is good, and if it is bad) are built in a work tree and an
+ * output directory of their own (STATE_DIR/spec-src, spec-out) by a child
+ * process, into the build cache (build_cache.h). The next step waits for
+ * its commit's build there, stops the other, and takes it from the cache:
+ * the verdicts still come from the boots in order, so the answer is the
+ * same whatever the timing.
+ */
+#ifndef KTEST_SPECULATE_H
+#define KTEST_SPECULATE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct krun;
+
+struct kspec {
+	struct krun *r;
+	char *build_type;	/* what the bisect's steps build with */
+	char *src, *out, *log;	/* STATE_DIR/spec-src, spec-out, spec.log */
+	pid_t pid;		/* the child building, or 0 */
+	char ids[2][41];	/* what it builds, in order */
+	size_t nids;
+};
+
+/*
+ * Ready to speculate, or NULL with why (BISECT_FILES, PRE_BUILD or
+ * POST_BUILD set: a build elsewhere would not be the same build).
+ */
+struct kspec *kspec_new(struct krun *r, const char *build_type, char *why,
+			size_t len);
+
+/* After X was built: build ids (at most 2; NULL ones skipped) in a child. */
+void kspec_start(struct kspec *sp, const char *const *ids, size_t n);
+
+/*
+ * Before a step of id: wait until the child has id in the cache (then stop
+ * it) or has ended; any other child is stopped at once.
+ */
+void kspec_settle(struct kspec *sp, const char *id);
+
+/* Stops the child, removes the work tree. */
+void kspec_free(struct kspec *sp);
+
+#endif
