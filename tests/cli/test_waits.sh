@@ -14,6 +14,8 @@
 #  4. POWERCYCLE_AFTER_REBOOT = 60: the kernel's "reboot: Restarting
 #     system" brings the power cycle at once
 #  5. a box that never says it: the power cycle comes after the delay
+#  6. a boot bisect with BISECT_SLEEP_TIME = 60: each step's reboot to
+#     good ends on the login prompt
 # (REBOOT_ON_SUCCESS = 0 in 4 and 5: the end-of-run reboot has no console
 # open, so it waits the whole delay, as ktest.pl did; doc/waits.md)
 . "$(dirname "$0")/../lib.sh"
@@ -153,4 +155,45 @@ check "the power cycle waited POWERCYCLE_AFTER_REBOOT (${took}s >= 3)" \
 	test "$took" -ge 3
 check "and not much more (${took}s)" test "$took" -lt 15
 check "the box was cycled once" test "$(wc -l <power)" -eq 1
+
+# 6. a boot bisect: BISECT_SLEEP_TIME ends on the login prompt
+src=$T/src
+rm -rf "$src"
+mkdir -p "$src"
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t \
+	GIT_COMMITTER_EMAIL=t@t GIT_CONFIG_NOSYSTEM=1 HOME=$T
+git -C "$src" init -q
+# a tree that builds an image at once (NO_INSTALL: nothing is installed)
+cat >"$src/Makefile" <<'EOF2'
+O ?= .
+all:
+	@mkdir -p $(O)/arch/x86/boot && echo k > $(O)/arch/x86/boot/bzImage
+mrproper:
+	@rm -rf $(O)/arch
+olddefconfig oldnoconfig oldconfig:
+	@touch $(O)/.config
+kernelrelease:
+	@echo 6.1.0
+EOF2
+git -C "$src" add Makefile
+for n in 0 1 2 3 4; do
+	echo "$n" >"$src/f"
+	git -C "$src" add f
+	git -C "$src" commit -q -m "c$n"
+done
+c0=$(git -C "$src" rev-parse HEAD~4)
+c4=$(git -C "$src" rev-parse HEAD)
+fresh
+conf st6 "BISECT_SLEEP_TIME = 60" "REBOOT_ON_SUCCESS = 0" >w6.conf
+sed -i "s|^BUILD_DIR = .*|BUILD_DIR = $src|" w6.conf
+printf 'TEST_START\nTEST_TYPE = bisect\nBISECT_TYPE = boot\n' >>w6.conf
+printf 'BISECT_GOOD = %s\nBISECT_BAD = %s\n' "$c0" "$c4" >>w6.conf
+timed w6.conf
+expect_rc 0 "a boot bisect with BISECT_SLEEP_TIME = 60 ends"
+check "it names the last commit (every boot was good)" \
+	test "$(jq -r '.tests[0].first_bad_commit' st6/report.json)" = "$c4"
+ups=$(grep -c 'the good kernel is up (login:)' st6.log)
+check "each step's reboot to good ended on the login prompt ($ups)" \
+	test "$ups" -ge 2
+check "in ${took}s, not 60 s a step" test "$took" -lt 30
 finish
