@@ -72,35 +72,10 @@ static char *entry_dir(const struct kbc_key *k)
 
 static int copy_file(const char *from, const char *to, char *why, size_t len)
 {
-	FILE *in = fopen(from, "rb"), *out;
-	char buf[65536];
-	size_t n;
-	int ret = 0;
-
-	if (!in) {
-		snprintf(why, len, "cannot read %s: %s", from, strerror(errno));
-		return -1;
-	}
-	out = fopen(to, "wb");
-	if (!out) {
-		snprintf(why, len, "cannot write %s: %s", to, strerror(errno));
-		fclose(in);
-		return -1;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n) {
-			ret = -1;
-			break;
-		}
-	if (ferror(in))
-		ret = -1;
-	fclose(in);
-	if (fclose(out))
-		ret = -1;
-	if (ret)
-		snprintf(why, len, "cannot copy %s to %s: %s", from, to,
-			 strerror(errno));
-	return ret;
+	if (!kcmd_copy_file(from, to))
+		return 0;
+	snprintf(why, len, "cannot copy %s to %s: %s", from, to, strerror(errno));
+	return -1;
 }
 
 static void remove_entry(const char *dir)

@@ -677,6 +677,34 @@ static int mkdirs_mode(const char *dir, mode_t mode)
 	return ret;
 }
 
+int kcmd_copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out;
+	char buf[65536];
+	size_t n;
+	int err = 0;
+
+	if (!in)
+		return -1;
+	out = fopen(to, "wb");
+	if (!out) {
+		err = errno;
+		fclose(in);
+		errno = err;
+		return -1;
+	}
+	while (!err && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			err = errno ? errno : EIO;
+	if (!err && ferror(in))
+		err = errno ? errno : EIO;
+	fclose(in);
+	if (fclose(out) && !err)
+		err = errno ? errno : EIO;
+	errno = err;
+	return err ? -1 : 0;
+}
+
 int kcmd_mkdirs(const char *dir)
 {
 	return mkdirs_mode(dir, 0755);

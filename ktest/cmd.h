@@ -57,6 +57,8 @@ char *kcmd_subst(const char *cmd, const char *const *names,
 
 /* mkdir -p dir (mode 0755): 0, or -1 with errno. */
 int kcmd_mkdirs(const char *dir);
+/* cp from to, streamed (any size): 0, or -1 with errno. */
+int kcmd_copy_file(const char *from, const char *to);
 
 /*
  * mkdir -p dir, the directories it creates 0700 whatever the umask (the

@@ -107,22 +107,8 @@ static int copy_config(const char *from_dir, const char *to_dir)
 {
 	char *from = xasprintf("%s/.config", from_dir);
 	char *to = xasprintf("%s/.config", to_dir);
-	FILE *in = fopen(from, "rb"), *out = NULL;
-	char buf[65536];
-	size_t n;
-	int ret = -1;
+	int ret = kcmd_mkdirs(to_dir) ? -1 : kcmd_copy_file(from, to);
 
-	if (!in || kcmd_mkdirs(to_dir) || !(out = fopen(to, "wb")))
-		goto out;
-	ret = 0;
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-		if (fwrite(buf, 1, n, out) != n)
-			ret = -1;
-out:
-	if (in)
-		fclose(in);
-	if (out && fclose(out))
-		ret = -1;
 	free(from);
 	free(to);
 	return ret;

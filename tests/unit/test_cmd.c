@@ -498,6 +498,49 @@ static void test_quote(void **state)
 }
 
 /* Private files and directories, whatever the umask. */
+/* kcmd_copy_file: bigger than its buffer, byte for byte; errors with errno */
+static void test_copy_file(void **state)
+{
+	char dir[] = "/tmp/ktest-copy.XXXXXX", *from, *to, *bad;
+	char buf[4096];
+	FILE *f;
+	size_t n, total = 0;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	from = xasprintf("%s/from", dir);
+	to = xasprintf("%s/to", dir);
+	bad = xasprintf("%s/no/such/dir/to", dir);
+	f = fopen(from, "wb");
+	assert_non_null(f);
+	for (int i = 0; i < 200000; i++)
+		fputc(i * 7 % 251, f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(kcmd_copy_file(from, to), 0);
+	f = fopen(to, "rb");
+	assert_non_null(f);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal((unsigned char)buf[i],
+					 (int)((total + i) * 7 % 251));
+		total += n;
+	}
+	fclose(f);
+	assert_int_equal(total, 200000);
+	errno = 0;
+	assert_int_equal(kcmd_copy_file(bad, to), -1);
+	assert_int_equal(errno, ENOENT);
+	errno = 0;
+	assert_int_equal(kcmd_copy_file(from, bad), -1);
+	assert_int_equal(errno, ENOENT);
+	unlink(from);
+	unlink(to);
+	rmdir(dir);
+	free(from);
+	free(to);
+	free(bad);
+}
+
 static void test_private(void **state)
 {
 	char dir[] = "/tmp/ktest-private.XXXXXX", *sub, *file;
@@ -605,6 +648,7 @@ int main(void)
 		cmocka_unit_test(test_subst),
 		cmocka_unit_test(test_quote),
 		cmocka_unit_test(test_private),
+		cmocka_unit_test(test_copy_file),
 		cmocka_unit_test(test_redact),
 	};
 
