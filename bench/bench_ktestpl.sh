@@ -3,7 +3,7 @@
 #
 # The benchmark against ktest.pl (make bench; doc/benchmark.md): the same
 # boot bisect (s6 good, s23 bad: examples/qemu-bisect.conf) and the same
-# boot patchcheck (s14..s17, which all build and boot) of the lab series
+# boot patchcheck (s4..s7, which all build and boot) of the lab series
 # (tests/lab/series.sh), on the same box (qemu, 1 CPU, 256 MiB, the lab
 # initramfs), run by ktest (1 box, BOX_TYPE = qemu) and by ktest.pl from
 # /usr/src/linux-source-6.1.tar.xz, once with its defaults and once tuned
@@ -100,7 +100,7 @@ the_test() {
 		printf 'BISECT_GOOD = %s\nBISECT_BAD = %s\n' "$S6" "$S23"
 	else
 		printf 'TEST_START\nTEST_TYPE = patchcheck\nPATCHCHECK_TYPE = boot\n'
-		printf 'PATCHCHECK_START = %s\nPATCHCHECK_END = %s\n' "$S14" "$S17"
+		printf 'PATCHCHECK_START = %s\nPATCHCHECK_END = %s\n' "$S4" "$S7"
 	fi
 }
 
@@ -228,12 +228,12 @@ run_one() {
 	if [ "$tool" = ours ]; then
 		(cd "$d" && PATH=$d/bin:$PATH BENCH_BOOTLOG=$d/box/boots.log \
 			BENCH_SUCCESS=$success BENCH_REAL_QEMU=$real_qemu \
-			timeout "$limit" "$KTEST" run.conf) >"$d/stdout" 2>&1 \
+			timeout --foreground "$limit" "$KTEST" run.conf) >"$d/stdout" 2>&1 \
 			</dev/null || rc=$?
 	else
 		# stdin: a fifo nobody writes to (ktest.pl selects on stdin)
 		mkfifo "$d/stdin"
-		(cd "$d" && exec 7<>"$d/stdin" && timeout "$limit" \
+		(cd "$d" && exec 7<>"$d/stdin" && timeout --foreground "$limit" \
 			perl "$work/ktest.pl" run.conf <&7) >"$d/stdout" 2>&1 || rc=$?
 	fi
 	t1=$(now)
@@ -243,7 +243,7 @@ run_one() {
 		boxdir=""
 	else
 		rep=$d/state/report.json
-		rboot=$(jq '[.tests[].steps[].durations.boot // 0] | add // 0' "$rep" 2>/dev/null || echo 0)
+		rboot=$(jq '[.tests[].steps[].durations.boot // 0] | add // 0 | . * 10 | round / 10' "$rep" 2>/dev/null || echo 0)
 		ttime=$(jq '[.tests[].steps[].durations.test // 0] | add // 0' "$rep" 2>/dev/null || echo 0)
 	fi
 	sleep 1 # the last boot's "end"
@@ -341,14 +341,14 @@ for t in $tests; do
 			"$(ratio "$obs" "$7")" "$(ratio "$oo" "$9")"
 	done
 	echo "targets (not asserted): ktest's overhead <= 2% of make+boot+test:" \
-		"$(met "$oo" "$(echo "0.02 * ($om + $obs + $ot)" | bc)")"
+		"$(met "$oo" "$(echo "0.02 * ($om + $obs + $ot)" | bc | sed "s/^\./0./")")"
 	for tool in tuned defaults; do
 		r=$(row "$t" "$tool")
 		[ -n "$r" ] || continue
 		set -- $r
 		lim=0.45
 		[ "$tool" = defaults ] && lim=0.12
-		echo "  wall <= $lim x ktest.pl $tool: $(met "$ow" "$(echo "$lim * $3" | bc)")"
+		echo "  wall <= $lim x ktest.pl $tool: $(met "$ow" "$(echo "$lim * $3" | bc | sed "s/^\./0./")")"
 	done
 	echo "  answers (first bad commit): $(grep -v '^#' "$raw" |
 		awk -v t="$t" '$1 == t { printf "%s=%s ", $2, $12 }')"
