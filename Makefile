@@ -136,12 +136,18 @@ $(PURE_TESTS): $(O)/tests/%: tests/unit/%.c $(PURE_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(PURE_OBJS) $(LDFLAGS) -lcmocka -lm
 
-# libFuzzer targets: clang, with the engine sources built in (not the gcc lib)
-$(O)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(LIB_SRCS) \
-		$(wildcard conf/*.h ktest/*.h power/*.h console/*.h)
+# libFuzzer targets: clang, with the engine built in (not the gcc lib): its
+# sources compiled once for all of them (fuzzer-no-link instrumentation)
+FUZZ_FLAGS := $(CPPFLAGS) -std=c11 -g -O1 $(PKG_CFLAGS)
+FUZZ_OBJS := $(LIB_SRCS:%.c=$(O)/fuzzobj/%.o)
+$(O)/fuzzobj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) -std=c11 -g -O1 $(PKG_CFLAGS) \
-		-fsanitize=fuzzer,address,undefined -o $@ $< $(LIB_SRCS) $(PKG_LIBS) -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -MMD -MP \
+		-fsanitize=fuzzer-no-link,address,undefined -c -o $@ $<
+$(O)/fuzz/%: tests/fuzz/%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OBJS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined \
+		-o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) -lm
 
 $(O)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(dir $@)
