@@ -56,9 +56,11 @@ for s in "$top"/tests/cli/*.sh "$top"/tests/e2e/*.sh; do
 	*) [ "${KTEST_CLI:-1}" = 0 ] && continue ;;
 	esac
 	out="$tmp/$(basename "$s").out"
+	t0=$(date +%s)
 	KTEST_SRC="$top" KTEST_TMP="$tmp/$(basename "$s" .sh).d" sh "$s" >"$out" 2>&1
 	rc=$?
 	cat "$out"
+	echo "# $(basename "$s"): $(( $(date +%s) - t0 )) s"
 	p=$(grep -c '^ok ' "$out")
 	f=$(grep -c '^not ok ' "$out")
 	passed=$((passed + p))
