@@ -133,7 +133,8 @@ static int ipmitool(struct kpower *p, const char *what, struct sbuf *out)
 			 m->ipmitool);
 	else if (r.status == 1 && strstr(sbuf_str(out), "session"))
 		snprintf(hint, sizeof(hint), " (check IPMI_USER and the password, IPMI_HOST and IPMI_PORT)");
-	snprintf(p->err, sizeof(p->err), "%s: %s%s%s%s", head,
+	/* bounded parts: 120 + 2 + 100 + 2 + 160 + 110 < sizeof(p->err) */
+	snprintf(p->err, sizeof(p->err), "%.120s: %.100s%s%.160s%.110s", head,
 		 kcmd_describe(&r, how, sizeof(how)),
 		 out->len ? ": " : "", sbuf_str(out), hint);
 	kcmd_redact_buf(p->err, sizeof(p->err));
