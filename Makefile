@@ -140,6 +140,7 @@ $(PURE_TESTS): $(O)/tests/%: tests/unit/%.c $(PURE_OBJS)
 # sources compiled once for all of them (fuzzer-no-link instrumentation)
 FUZZ_FLAGS := $(CPPFLAGS) -std=c11 -g -O1 $(PKG_CFLAGS)
 FUZZ_OBJS := $(LIB_SRCS:%.c=$(O)/fuzzobj/%.o)
+.SECONDARY: $(FUZZ_OBJS)
 $(O)/fuzzobj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -MMD -MP \
