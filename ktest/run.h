@@ -164,6 +164,11 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 int krun_step_retry(struct krun *r, const struct kstep_opts *o,
 		    const char *what, struct kstep_result *res);
 
+struct kbc_key;
+/* The build cache's key of commit built as build_type with this test's options. */
+void krun_build_key(struct krun *r, const char *commit,
+		    const char *build_type, struct kbc_key *k);
+
 /* MACHINE, or "the qemu box" / "the box": the box in messages. */
 const char *krun_box_name(struct krun *r);
 /*

@@ -185,18 +185,18 @@ static void image_digest(const struct kbuild_opts *b, char *out, size_t len)
 	fclose(f);
 }
 
-static void cache_key(struct krun *r, const struct kstep_opts *o,
-		      const struct kbuild_opts *b, struct kbc_key *k)
+void krun_build_key(struct krun *r, const char *commit,
+		    const char *build_type, struct kbc_key *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->state_dir = r->state_dir;
-	k->commit = o->commit;
-	k->build_type = b->build_type;
-	k->min_config = b->min_config;
-	k->make_cmd = b->make_cmd;
-	k->build_options = b->build_options;
-	k->localversion = b->localversion;
-	k->build_target = b->build_target;
+	k->commit = commit;
+	k->build_type = build_type;
+	k->min_config = krun_opt(r, KOPT_MIN_CONFIG);
+	k->make_cmd = krun_opt(r, KOPT_MAKE_CMD);
+	k->build_options = krun_opt(r, KOPT_BUILD_OPTIONS);
+	k->localversion = krun_opt(r, KOPT_LOCALVERSION);
+	k->build_target = krun_opt(r, KOPT_BUILD_TARGET);
 }
 
 /* The build cache (build_cache.h): true when the commit's build is back. */
@@ -210,7 +210,7 @@ static bool from_cache(struct krun *r, const struct kstep_opts *o,
 
 	if (!b->output_dir || !b->build_target || !*b->build_target)
 		return false;
-	cache_key(r, o, b, &k);
+	krun_build_key(r, o->commit, b->build_type, &k);
 	rc = kbc_restore(&k, b->output_dir, res->release, sizeof(res->release),
 			 why, sizeof(why));
 	if (rc < 0)
@@ -235,7 +235,7 @@ static void to_cache(struct krun *r, const struct kstep_opts *o,
 
 	if (!b->output_dir || !b->build_target || !*b->build_target)
 		return;
-	cache_key(r, o, b, &k);
+	krun_build_key(r, o->commit, b->build_type, &k);
 	if (kbc_store(&k, b->output_dir, release, why, sizeof(why)) < 0)
 		krun_print(r, "warning: the build cache: %s\n", why);
 }

@@ -31,17 +31,7 @@
 
 static void key_of(struct kspec *sp, const char *id, struct kbc_key *k)
 {
-	struct krun *r = sp->r;
-
-	memset(k, 0, sizeof(*k));
-	k->state_dir = r->state_dir;
-	k->commit = id;
-	k->build_type = sp->build_type;
-	k->min_config = krun_opt(r, KOPT_MIN_CONFIG);
-	k->make_cmd = krun_opt(r, KOPT_MAKE_CMD);
-	k->build_options = krun_opt(r, KOPT_BUILD_OPTIONS);
-	k->localversion = krun_opt(r, KOPT_LOCALVERSION);
-	k->build_target = krun_opt(r, KOPT_BUILD_TARGET);
+	krun_build_key(sp->r, id, sp->build_type, k);
 }
 
 struct kspec *kspec_new(struct krun *r, const char *build_type, char *why,
@@ -153,9 +143,9 @@ static void child(struct kspec *sp, const char *output_dir)
 		b.log = xasprintf("%s/spec-build-%d.log", r->state_dir, (int)i);
 		fprintf(log, "spec: building %s\n", id);
 		kbuild_run(&b, &br);
-		fprintf(log, "spec: %s: %s%s%s\n", id,
+		fprintf(log, "spec: %s: %s%s\n", id,
 			br.status == KBUILD_OK ? "built " : "failed: ",
-			br.status == KBUILD_OK ? br.release : br.why, "");
+			br.status == KBUILD_OK ? br.release : br.why);
 		if (br.status == KBUILD_OK &&
 		    kbc_store(&k, sp->out, br.release, why, sizeof(why)) < 0)
 			fprintf(log, "spec: cache: %s\n", why);
