@@ -12,6 +12,8 @@
 # Then each bench/bench_*.c program (the Makefile passes them) prints its
 # own table, e.g. bench_config_bisect: ours beside config-bisect.pl on
 # simulated Kconfig universes (builds, olddefconfig runs, right answers).
+# bench_kconfig_tree: reading the lab kernel's Kconfig tree for x86 (once
+# per config_bisect / make_min_config run; target < 1 s).
 #
 # Last, bench/bench_ktestpl.sh: a bisect and a patchcheck of the lab's real
 # kernel series by ktest and by ktest.pl (doc/benchmark.md).

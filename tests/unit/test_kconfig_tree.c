@@ -732,7 +732,7 @@ static void test_real_tree(void **state)
 	struct strmap *grep;
 	struct kctree *t;
 	size_t missing = 0, it = 0;
-	const char *key, *preload = getenv("LD_PRELOAD");
+	const char *key;
 	char *order[] = {
 		"CONFIG_SERIAL_8250_CONSOLE", "CONFIG_SERIAL_8250", "PRINTK",
 		"CONFIG_X86_64", "CONFIG_TTY", "64BIT",
@@ -754,9 +754,7 @@ static void test_real_tree(void **state)
 		fail_msg("%s: %s", tree, why);
 	progress("%s for x86: %zu symbols from %zu files in %ld ms", tree,
 		 kctree_count(t), kctree_files(t), ms);
-	/* under valgrind, everything is 30 times slower */
-	if (!preload || !strstr(preload, "vgpreload"))
-		assert_true(ms < 1000);
+	/* its speed: bench/bench_kconfig_tree.c (make bench), not here */
 	assert_true(kctree_files(t) > 1000);
 
 	grep = grep_symbols(tree);
