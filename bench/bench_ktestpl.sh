@@ -21,13 +21,14 @@
 #   BENCH_KTESTPL=0   skip this benchmark
 #   BENCH_QUICK=1     only the bisect, only ktest and ktest.pl tuned
 #   BENCH_TESTS, BENCH_TOOLS   or choose: "bisect patchcheck",
-#                     "ours tuned defaults"
+#                     "ours pipelined tuned defaults" (pipelined: ours with
+#                     BISECT_SPECULATE = 1, the bisect only)
 #   BENCH_TIMEOUT     seconds one run may take (7200)
 #   KTEST, KTEST_LAB  the binary, the lab (default /var/tmp/ktest-lab)
 #
 # Takes the e2e lab lock ($LAB/e2e/run.lock) and leaves the series tree as
 # series.sh leaves it (at s32, clean). Not built yet, so not measured:
-# ktest pipelined, ktest with 2 boxes.
+# ktest with 2 boxes.
 # Rows of numbers are split into fields with set -- on purpose:
 # shellcheck disable=SC2046,SC2086
 set -eu
@@ -104,8 +105,13 @@ the_test() {
 	fi
 }
 
+is_ours() { [ "$1" = ours ] || [ "$1" = pipelined ]; }
+
+# conf_ours DIR TEST TOOL: pipelined is ours with BISECT_SPECULATE (the
+# next candidates built while the box boots; bisect only)
 conf_ours() {
 	common "$1"
+	[ "$3" = pipelined ] && echo "BISECT_SPECULATE = 1"
 	cat <<EOF
 STATE_DIR = $1/state
 BOX_TYPE = qemu
@@ -207,8 +213,8 @@ run_one() {
 	sh "$top/tests/lab/series.sh" tree >/dev/null
 	warm_up
 	mkdir -p "$d/box"
-	if [ "$tool" = ours ]; then
-		conf_ours "$d" "$t" >"$d/run.conf"
+	if is_ours "$tool"; then
+		conf_ours "$d" "$t" "$tool" >"$d/run.conf"
 		# its qemu, timed as ktestpl-box.sh times ktest.pl's
 		mkdir -p "$d/bin"
 		printf '#!/bin/sh\nexec sh %s "$@"\n' "$top/bench/ktestpl-qemu.sh" \
@@ -225,7 +231,7 @@ run_one() {
 	echo "bench_ktestpl: $t by $tool ($d)" >&2
 	t0=$(now)
 	rc=0
-	if [ "$tool" = ours ]; then
+	if is_ours "$tool"; then
 		(cd "$d" && PATH=$d/bin:$PATH BENCH_BOOTLOG=$d/box/boots.log \
 			BENCH_SUCCESS=$success BENCH_REAL_QEMU=$real_qemu \
 			timeout --foreground "$limit" "$KTEST" run.conf) >"$d/stdout" 2>&1 \
@@ -238,7 +244,7 @@ run_one() {
 	fi
 	t1=$(now)
 	ttime=0 rboot=-
-	if [ "$tool" != ours ]; then
+	if ! is_ours "$tool"; then
 		sh "$top/bench/ktestpl-box.sh" "$boxdir" off
 		boxdir=""
 	else
@@ -254,7 +260,7 @@ run_one() {
 	builds=$(make_builds "$d/make.log")
 	over=$(echo "$wall - $mk - $boot - $ttime" | bc)
 	# the answer: the first bad commit (12 digits), else the exit code
-	if [ "$tool" = ours ]; then
+	if is_ours "$tool"; then
 		answer=$(jq -r '.tests[0].first_bad_commit // empty' \
 			"$d/state/report.json" 2>/dev/null | cut -c1-12)
 	else
@@ -278,15 +284,17 @@ run_one() {
 } >"$raw"
 
 tests="bisect patchcheck"
-tools="ours tuned defaults"
+tools="ours pipelined tuned defaults"
 if [ "$quick" = 1 ]; then
 	tests=bisect
-	tools="ours tuned"
+	tools="ours pipelined tuned"
 fi
 tests=${BENCH_TESTS:-$tests}
 tools=${BENCH_TOOLS:-$tools}
 for t in $tests; do
 	for tool in $tools; do
+		# BISECT_SPECULATE is the bisect's
+		[ "$tool" = pipelined ] && [ "$t" != bisect ] && continue
 		run_one "$tool" "$t"
 	done
 done
@@ -312,8 +320,8 @@ row() {
 }
 for t in $tests; do
 	echo
-	echo "ktest vs ktest.pl: $t of the lab series (1 box; ktest pipelined and 2 boxes: not built yet)"
-	printf '%-22s %8s %6s %5s %8s %8s %9s %8s\n' run wall builds boots "make" boot overhead "ovh/work"
+	echo "ktest vs ktest.pl: $t of the lab series (1 box; ktest with 2 boxes: not built yet)"
+	printf '%-26s %8s %6s %5s %8s %8s %9s %8s\n' run wall builds boots "make" boot overhead "ovh/work"
 	for tool in $tools; do
 		r=$(row "$t" "$tool")
 		[ -n "$r" ] || continue
@@ -322,9 +330,10 @@ for t in $tests; do
 		pct=$(echo "scale=1; 100 * $9 / $work_s" | bc 2>/dev/null || echo "?")
 		name=$tool
 		[ "$tool" = ours ] && name="ktest (1 box)"
+		[ "$tool" = pipelined ] && name="ktest (1 box, pipelined)"
 		[ "$tool" = tuned ] && name="ktest.pl tuned"
 		[ "$tool" = defaults ] && name="ktest.pl defaults"
-		printf '%-22s %8s %6s %5s %8s %8s %9s %7s%%\n' "$name" "$3" "$4" \
+		printf '%-26s %8s %6s %5s %8s %8s %9s %7s%%\n' "$name" "$3" "$4" \
 			"$6" "$5" "$7" "$9" "$pct"
 	done
 	o=$(row "$t" ours)
@@ -335,7 +344,7 @@ for t in $tests; do
 		r=$(row "$t" "$tool")
 		[ -n "$r" ] || continue
 		set -- $r
-		printf '%-22s %8s %6s %5s %8s %8s %9s\n' "ratio to $tool" \
+		printf '%-26s %8s %6s %5s %8s %8s %9s\n' "ratio to $tool" \
 			"$(ratio "$ow" "$3")" "$(ratio "$ob" "$4")" \
 			"$(ratio "$obt" "$6")" "$(ratio "$om" "$5")" \
 			"$(ratio "$obs" "$7")" "$(ratio "$oo" "$9")"
@@ -350,6 +359,12 @@ for t in $tests; do
 		[ "$tool" = defaults ] && lim=0.12
 		echo "  wall <= $lim x ktest.pl $tool: $(met "$ow" "$(echo "$lim * $3" | bc | sed "s/^\./0./")")"
 	done
+	r=$(row "$t" pipelined)
+	if [ -n "$r" ]; then
+		set -- $r
+		echo "  pipelined: wall < its make + boot: $(met "$3" "$(echo "$5 + $7" | bc)")," \
+			"$(ratio "$3" "$ow") of 1 box"
+	fi
 	echo "  answers (first bad commit): $(grep -v '^#' "$raw" |
 		awk -v t="$t" '$1 == t { printf "%s=%s ", $2, $12 }')"
 done
