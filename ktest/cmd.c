@@ -395,6 +395,32 @@ static void fill_result(const struct kcmd_child *c, bool timed_out,
 	r->elapsed_ms = now_ms() - start;
 }
 
+/* The process group of the command running now (kcmd_stop_running). */
+static volatile sig_atomic_t running_pgid;
+
+int kcmd_stop_running(void)
+{
+	struct timespec ts = { 0, 20 * 1000000L };
+	pid_t pg = (pid_t)running_pgid;
+	int saved = errno;
+
+	if (pg <= 0)
+		return 0;
+	kill(-pg, SIGTERM);
+	kill(-pg, SIGCONT);
+	for (int i = 0; i < KCMD_GRACE_MS / 20 * 2; i++) {
+		if (i == KCMD_GRACE_MS / 20)
+			kill(-pg, SIGKILL);
+		while (waitpid(-pg, NULL, WNOHANG) > 0)
+			;
+		if (kill(-pg, 0) < 0 && errno == ESRCH)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	errno = saved;
+	return 1;
+}
+
 static int run(const char *const *argv, bool path, const struct kcmd_opts *o,
 	       struct kcmd_result *r)
 {
@@ -411,6 +437,7 @@ static int run(const char *const *argv, bool path, const struct kcmd_opts *o,
 	c.ctx = o->ctx;
 	if (spawn(&c, argv, path, o) < 0)
 		return -1;
+	running_pgid = c.pid;
 	c.buf = xmalloc(KCMD_LINE_MAX + 1);
 	deadline = o->timeout_ms > 0 ? start + o->timeout_ms : 0;
 
@@ -428,6 +455,7 @@ static int run(const char *const *argv, bool path, const struct kcmd_opts *o,
 	}
 	if (timed_out || !group_empty(&c))
 		stop_group(&c);
+	running_pgid = 0;
 	drain(&c);
 	if (c.pidfd >= 0)
 		close(c.pidfd);

@@ -43,6 +43,15 @@ int kcmd_run(const char *cmd, const struct kcmd_opts *o, struct kcmd_result *r);
 int kcmd_runv(const char *const *argv, const struct kcmd_opts *o,
 	      struct kcmd_result *r);
 
+/*
+ * From a signal handler (async-signal-safe): stops the process group of the
+ * command kcmd_run or kcmd_runv is running now (SIGTERM, SIGKILL 2 s
+ * later) and waits until it is gone, 4 s at most.
+ * Returns 1 when a command was running, 0 when none was. The command's
+ * run is not usable after it: the caller _exits.
+ */
+int kcmd_stop_running(void);
+
 /* A one-line description of how it ended: "exit 2", "killed by SIGKILL",
  * "timed out after 600 s". */
 const char *kcmd_describe(const struct kcmd_result *r, char *buf, size_t len);

@@ -61,6 +61,11 @@ struct krun {
 	long run_t0;			/* CLOCK_MONOTONIC ms at the start */
 	long steps_done;		/* steps run (not replayed) and their time */
 	long steps_ms;
+	/* the step's after_build when it waits for the box to have the
+	 * kernel (kstep_opts.after_build_when_up): called by the boot on
+	 * its first console line, once */
+	void (*kernel_up)(void *ctx);
+	void *kernel_up_ctx;
 };
 
 /* SIGINT came: stop at the next step boundary (the journal has the rest). */
@@ -124,9 +129,14 @@ struct kstep_opts {
 	bool force_checkout;	/* checkout even with local changes */
 	bool digest_image;	/* res->image: the built image's digest */
 	bool cache_build;	/* the per-commit build cache (build_cache.h) */
-	/* called once the build is good, before the box part */
+	/* called once the build is good, before the box part; with
+	 * after_build_when_up, only once the box has the kernel: at the
+	 * boot's first console line (the built image, BUILD_DIR and
+	 * OUTPUT_DIR are not read again by the step), and not at all when
+	 * no boot shows a line */
 	void (*after_build)(void *ctx);
 	void *after_build_ctx;
+	bool after_build_when_up;
 	long settle_ms;		/* >= 0: reboot to good after, waiting this */
 	/* for the progress line: commits left after this one, and about
 	 * how many more steps (bisect: git's estimate); -1: unknown */

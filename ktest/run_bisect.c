@@ -326,7 +326,11 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 	snprintf(k, sizeof(k), run > 1 ? "%s-run%d" : "%s", kind, run);
 	o.kind = k;
 	o.subject = subject_of(s, id);
-	o.build_type = run > 1 && s->level >= KSTEP_BOOT ? "nobuild" : bt;
+	/* in place, the speculative builds overwrote OUTPUT_DIR: the cache */
+	o.build_type = run > 1 && s->level >= KSTEP_BOOT &&
+		!(s->spec && s->spec->in_place) ? "nobuild" : bt;
+	if (run > 1)
+		kspec_settle(s->spec, NULL);
 	o.force_checkout = true;
 	o.settle_ms = krun_int(s->r, KOPT_BISECT_SLEEP_TIME, 60) * 1000;
 	snprintf(what, sizeof(what), run > 1 ? "%.12s (run %d)" : "%.12s",
@@ -336,6 +340,7 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 		s->spec_x = id;
 		o.after_build = speculate;
 		o.after_build_ctx = s;
+		o.after_build_when_up = s->spec->in_place;
 	}
 	o.digest_image = s->verify && !o.revert;
 	/* a boot or test bisect builds a commit once (build_cache.h) */
@@ -711,6 +716,8 @@ static int loop(struct bis *s)
 				return -1;
 			kbisect_next(s->fb, &st, 1, &n);
 		}
+		if (st.kind != KB_TEST)	/* BUILD_DIR is ours again */
+			kspec_settle(s->spec, NULL);
 		switch (st.kind) {
 		case KB_FOUND:
 			return found(s, st.id);
@@ -895,7 +902,15 @@ int krun_bisect(struct krun *r)
 			xstrdup("oldconfig");
 		char why[256];
 
-		s.spec = kspec_new(r, bt, why, sizeof(why));
+		/*
+		 * In place (BUILD_DIR, OUTPUT_DIR: incremental builds) when
+		 * the box needs nothing of them once it has the kernel: a
+		 * boot bisect, one run a commit (speculate.h)
+		 */
+		bool in_place = s.level == KSTEP_BOOT && s.fl.p.tries == 1 &&
+			!s.fl.p.flaky;
+
+		s.spec = kspec_new(r, bt, in_place, why, sizeof(why));
 		if (!s.spec)
 			krun_print(r, "BISECT_SPECULATE: not speculating: %s\n", why);
 		free(bt);

@@ -52,7 +52,20 @@ struct krun_lab {
 	struct krun *r;
 	/* lines the reboot's watch read: the boot monitor sees them first */
 	struct sbuf pending;
+	bool booting;		/* a boot's monitor: krun.kernel_up pending */
 };
+
+/* The booting kernel printed a line: the box has it (krun.kernel_up). */
+static void kernel_is_up(struct krun_lab *l)
+{
+	void (*up)(void *ctx) = l->r->kernel_up;
+
+	if (!l->booting || !up)
+		return;
+	l->booting = false;
+	l->r->kernel_up = NULL;
+	up(l->r->kernel_up_ctx);
+}
 
 static void lab_line(void *ctx, const char *line, size_t len)
 {
@@ -409,6 +422,7 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
 		console_line(l, one, true);	/* watch() logged it */
 		kmonitor_line(m, one, n, kclock_ms());
 		free(one);
+		kernel_is_up(l);
 		p += n + (nl ? 1 : 0);
 	}
 	sbuf_reset(&l->pending);
@@ -433,6 +447,7 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
 		if (st == KCON_LINE) {
 			console_line(l, sbuf_str(&line), false);
 			kmonitor_line(m, line.buf, line.len, kclock_ms());
+			kernel_is_up(l);
 		} else if (st == KCON_TIMEOUT && l->qemu &&
 			   kpower_state(l->power) == KPOWER_OFF) {
 			kmonitor_eof(m, kclock_ms());
@@ -549,7 +564,9 @@ static int boot(struct krun *r, struct krun_lab *l, const char *release,
 	 * it was closed (gone) or just reopened (silent) when TIMEOUT came:
 	 * one message for both.
 	 */
+	l->booting = true;
 	watched = watch_console(l, m, NULL);
+	l->booting = false;
 	dead = !r->interrupted && kconsole_dead_silent(l->con);
 	if (watched && !dead) {
 		res->verdict = KV_INFRA;

@@ -552,13 +552,19 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 		return -1;
 	if (!co && do_build(r, o, res, &ms[KPH_BUILD])) {
 		res->verdict = KV_GOOD;
-		if (o->after_build)
+		if (o->after_build && !o->after_build_when_up)
 			o->after_build(o->after_build_ctx);
+		if (o->after_build && o->after_build_when_up) {
+			r->kernel_up = o->after_build;
+			r->kernel_up_ctx = o->after_build_ctx;
+		}
 		if (o->level > KSTEP_BUILD &&
 		    !krun_lab_step(r, o->level, res->release, res, ms)) {
 			res->verdict = KV_GOOD;
 			res->phase[0] = '\0';
 		}
+		r->kernel_up = NULL;
+		r->kernel_up_ctx = NULL;
 		if (o->level >= KSTEP_BOOT && o->settle_ms >= 0)
 			krun_lab_settle(r, o->settle_ms);
 	}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -34,12 +35,14 @@ static void key_of(struct kspec *sp, const char *id, struct kbc_key *k)
 	krun_build_key(sp->r, id, sp->build_type, k);
 }
 
-struct kspec *kspec_new(struct krun *r, const char *build_type, char *why,
-			size_t len)
+struct kspec *kspec_new(struct krun *r, const char *build_type, bool in_place,
+			char *why, size_t len)
 {
 	const char *pre = krun_opt(r, KOPT_PRE_BUILD);
 	const char *post = krun_opt(r, KOPT_POST_BUILD);
 	const char *files = krun_opt(r, KOPT_BISECT_FILES);
+	const char *bd = krun_opt(r, KOPT_BUILD_DIR);
+	const char *od = krun_opt(r, KOPT_OUTPUT_DIR);
 	struct kspec *sp;
 
 	if ((pre && *pre) || (post && *post)) {
@@ -53,8 +56,14 @@ struct kspec *kspec_new(struct krun *r, const char *build_type, char *why,
 	sp = xcalloc(1, sizeof(*sp));
 	sp->r = r;
 	sp->build_type = xstrdup(build_type);
-	sp->src = xasprintf("%s/spec-src", r->state_dir);
-	sp->out = xasprintf("%s/spec-out", r->state_dir);
+	sp->in_place = in_place && bd && od;
+	if (sp->in_place) {
+		sp->src = xstrdup(bd);
+		sp->out = xstrdup(od);
+	} else {
+		sp->src = xasprintf("%s/spec-src", r->state_dir);
+		sp->out = xasprintf("%s/spec-out", r->state_dir);
+	}
 	sp->log = xasprintf("%s/spec.log", r->state_dir);
 	return sp;
 }
@@ -66,7 +75,7 @@ static struct kvcs *worktree_at(struct kspec *sp, struct kvcs *w,
 	char err[512], *gitfile = xasprintf("%s/.git", sp->src);
 	struct kvcs *main;
 
-	if (!w && access(gitfile, F_OK) == 0)
+	if (!w && (sp->in_place || access(gitfile, F_OK) == 0))
 		w = kvcs_open(sp->src, err, sizeof(err));
 	free(gitfile);
 	if (w) {
@@ -104,6 +113,47 @@ static int copy_config(const char *from_dir, const char *to_dir)
 	return ret;
 }
 
+/*
+ * The child's SIGTERM (stop(), or ktest gone: PDEATHSIG): a make running
+ * is stopped with its whole group and waited for, so nothing of it writes
+ * to the build directories once the child is reaped; during a checkout or
+ * a store into the cache, the child ends after it (a checkout cut short
+ * leaves index.lock, a store its temporary directory).
+ */
+static volatile sig_atomic_t stop_asked, in_critical;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop_asked = 1;
+	if (in_critical)
+		return;
+	kcmd_stop_running();
+	_exit(1);
+}
+
+static void child_signals(pid_t parent)
+{
+	struct sigaction sa = { .sa_handler = on_term };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGINT, SIG_IGN);	/* the parent decides */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+		_exit(1);
+}
+
+static struct kvcs *checkout(struct kspec *sp, struct kvcs *w, const char *id,
+			     FILE *log)
+{
+	in_critical = 1;
+	w = worktree_at(sp, w, id, log);
+	in_critical = 0;
+	if (stop_asked)
+		_exit(1);
+	return w;
+}
+
 static void child(struct kspec *sp, const char *output_dir)
 {
 	struct krun *r = sp->r;
@@ -123,11 +173,11 @@ static void child(struct kspec *sp, const char *output_dir)
 		key_of(sp, id, &k);
 		if (kbc_has(&k))
 			continue;
-		w = worktree_at(sp, w, id, log);
+		w = checkout(sp, w, id, log);
 		if (!w)
 			break;
 		/* as the next step would: from this step's .config */
-		if (!strcmp(sp->build_type, "oldconfig"))
+		if (!sp->in_place && !strcmp(sp->build_type, "oldconfig"))
 			copy_config(output_dir, sp->out);
 		b.make_cmd = k.make_cmd;
 		b.build_dir = sp->src;
@@ -146,9 +196,13 @@ static void child(struct kspec *sp, const char *output_dir)
 		fprintf(log, "spec: %s: %s%s\n", id,
 			br.status == KBUILD_OK ? "built " : "failed: ",
 			br.status == KBUILD_OK ? br.release : br.why);
+		in_critical = 1;
 		if (br.status == KBUILD_OK &&
 		    kbc_store(&k, sp->out, br.release, why, sizeof(why)) < 0)
 			fprintf(log, "spec: cache: %s\n", why);
+		in_critical = 0;
+		if (stop_asked)
+			_exit(1);
 		free((char *)b.log);
 	}
 	if (w)
@@ -172,7 +226,7 @@ void kspec_start(struct kspec *sp, const char *const *ids, size_t n)
 {
 	const char *out = krun_opt(sp->r, KOPT_OUTPUT_DIR);
 	struct kbc_key k;
-	pid_t pid;
+	pid_t pid, parent;
 
 	stop(sp);
 	sp->nids = 0;
@@ -187,6 +241,7 @@ void kspec_start(struct kspec *sp, const char *const *ids, size_t n)
 	if (!sp->nids || !out)
 		return;
 	fflush(NULL);		/* nothing of ours is written twice */
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		krun_print(sp->r, "warning: no speculative build: fork: %s\n",
@@ -195,14 +250,16 @@ void kspec_start(struct kspec *sp, const char *const *ids, size_t n)
 	}
 	if (!pid) {
 		setpgid(0, 0);
-		signal(SIGINT, SIG_IGN);	/* the parent decides */
+		child_signals(parent);
 		child(sp, out);
 	}
 	setpgid(pid, pid);
 	sp->pid = pid;
-	krun_print(sp->r, "Speculating: building %.12s%s%.12s in the background (%s)\n",
+	krun_print(sp->r, "Speculating: building %.12s%s%.12s in the background%s (%s)\n",
 		   sp->ids[0], sp->nids > 1 ? " and " : "",
-		   sp->nids > 1 ? sp->ids[1] : "", sp->log);
+		   sp->nids > 1 ? sp->ids[1] : "",
+		   sp->in_place ? ", in BUILD_DIR and OUTPUT_DIR while the box boots" : "",
+		   sp->log);
 }
 
 void kspec_settle(struct kspec *sp, const char *id)
@@ -214,8 +271,16 @@ void kspec_settle(struct kspec *sp, const char *id)
 
 	if (!sp || !sp->pid)
 		return;
-	for (size_t i = 0; i < sp->nids; i++)
+	for (size_t i = 0; id && i < sp->nids; i++)
 		mine |= !strcmp(sp->ids[i], id);
+	/*
+	 * Still on the other one (id is second and the first is not in the
+	 * cache yet): building id in the step is sooner than after it
+	 */
+	if (mine && sp->nids == 2 && !strcmp(sp->ids[1], id)) {
+		key_of(sp, sp->ids[0], &k);
+		mine = kbc_has(&k);
+	}
 	if (!mine) {
 		stop(sp);
 		return;
@@ -249,7 +314,7 @@ void kspec_free(struct kspec *sp)
 	if (!sp)
 		return;
 	stop(sp);
-	v = krun_vcs(sp->r);
+	v = sp->in_place ? NULL : krun_vcs(sp->r);
 	if (v && access(sp->src, F_OK) == 0 &&
 	    kvcs_worktree_remove(v, WT_NAME))
 		krun_print(sp->r, "warning: cannot remove the speculative work tree %s: %s\n",

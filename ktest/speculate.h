@@ -2,12 +2,18 @@
 /*
  * Speculative builds for a boot or test bisect (BISECT_SPECULATE): while
  * the box boots candidate X, the two commits that can come next (the next
- * pick if X is good, and if it is bad) are built in a work tree and an
- * output directory of their own (STATE_DIR/spec-src, spec-out) by a child
- * process, into the build cache (build_cache.h). The next step waits for
- * its commit's build there, stops the other, and takes it from the cache:
- * the verdicts still come from the boots in order, so the answer is the
- * same whatever the timing.
+ * pick if X is good, and if it is bad) are built by a child process, into
+ * the build cache (build_cache.h). The next step waits for its commit's
+ * build there, stops the other, and takes it from the cache: the verdicts
+ * still come from the boots in order, so the answer is the same whatever
+ * the timing.
+ *
+ * Where: in place (BUILD_DIR and OUTPUT_DIR themselves) once the box has
+ * X's kernel, when nothing of the step reads them again (a boot bisect,
+ * one run a commit): incremental builds. Otherwise in a work tree and an
+ * output directory of their own (STATE_DIR/spec-src, spec-out), started
+ * right after X's build: their first build is a whole one (the kernel's
+ * commands name the source tree, so none of OUTPUT_DIR's objects serve).
  */
 #ifndef KTEST_SPECULATE_H
 #define KTEST_SPECULATE_H
@@ -21,24 +27,29 @@ struct kspec {
 	struct krun *r;
 	char *build_type;	/* what the bisect's steps build with */
 	char *src, *out, *log;	/* STATE_DIR/spec-src, spec-out, spec.log */
+	bool in_place;		/* src, out: BUILD_DIR, OUTPUT_DIR */
 	pid_t pid;		/* the child building, or 0 */
 	char ids[2][41];	/* what it builds, in order */
 	size_t nids;
 };
 
 /*
- * Ready to speculate, or NULL with why (BISECT_FILES, PRE_BUILD or
- * POST_BUILD set: a build elsewhere would not be the same build).
+ * Ready to speculate (in place or not, see above), or NULL with why
+ * (BISECT_FILES, PRE_BUILD or POST_BUILD set: a build elsewhere would not
+ * be the same build).
  */
-struct kspec *kspec_new(struct krun *r, const char *build_type, char *why,
-			size_t len);
+struct kspec *kspec_new(struct krun *r, const char *build_type, bool in_place,
+			char *why, size_t len);
 
 /* After X was built: build ids (at most 2; NULL ones skipped) in a child. */
 void kspec_start(struct kspec *sp, const char *const *ids, size_t n);
 
 /*
  * Before a step of id: wait until the child has id in the cache (then stop
- * it) or has ended; any other child is stopped at once.
+ * it) or has ended; a child building anything else now (another commit,
+ * or the first of its two when id is the second) is stopped at once, and
+ * the step builds id itself (id NULL: before anything else uses
+ * BUILD_DIR).
  */
 void kspec_settle(struct kspec *sp, const char *id);
 

@@ -264,7 +264,9 @@ check "after e5 with e3 reverted on top passed" \
 check "the tree is back at e5 with nothing left over" \
 	sh -c "test -z \"\$(git -C $src3 status --porcelain)\" && test \"\$(git -C $src3 rev-parse HEAD)\" = $e5"
 # 9. BISECT_SPECULATE: the next commits are built while the box boots;
-# the same steps, verdicts and answer as without
+# the same steps, verdicts and answer as without. A boot bisect with one
+# run a commit builds them in place once the box has the kernel (its
+# POWER_CYCLE read the image); with BISECT_TRIES, in a work tree of its own
 steps_of() { jq -c '[.tests[0].steps[] | [.commit, .verdict]]' "$1/report.json"; }
 rm -f mode
 echo 100 >rate
@@ -273,19 +275,74 @@ conf st-nospec >nospec.conf
 run_ktest nospec.conf
 fresh 7
 conf st-spec "BISECT_SPECULATE = 1" >spec.conf
+head_before=$(git -C "$src" rev-parse HEAD)
 run_ktest spec.conf
 rm -f rate
 check "BISECT_SPECULATE: c5, as without it (exit $rc)" \
 	test "$(culprit st-spec)" = "$c5" -a "$(culprit st-nospec)" = "$c5"
 check "with the same steps and verdicts" \
 	test "$(steps_of st-spec)" = "$(steps_of st-nospec)"
-check "the next commits were built in the background" \
-	grep -q '^Speculating: building [0-9a-f]\{12\}' out
+check "the next commits were built in the background, in place" \
+	grep -q '^Speculating: building [0-9a-f]\{12\}.* in BUILD_DIR and OUTPUT_DIR while the box boots' out
 check "and later steps took their build from the cache ($(grep -c 'taken from the build cache' out) of them)" \
 	grep -q 'taken from the build cache' out
-check "its work tree is removed at the end" test ! -e st-spec/spec-src
+check "no work tree was made" test ! -e st-spec/spec-src
+check "BUILD_DIR is back where it was ($(name "$head_before")), clean" \
+	sh -c "test -z \"\$(git -C $src status --porcelain)\" && test \"\$(git -C $src rev-parse HEAD)\" = $head_before"
+fresh 7
+echo 100 >rate
+conf st-nospec2 "BISECT_TRIES = 2" >nospec2.conf
+run_ktest nospec2.conf
+fresh 7
+conf st-spec2 "BISECT_TRIES = 2" "BISECT_SPECULATE = 1" >spec2.conf
+run_ktest spec2.conf
+rm -f rate
+check "with BISECT_TRIES = 2: c5 as without it (exit $rc)" \
+	test "$(culprit st-spec2)" = "$c5" -a "$(culprit st-nospec2)" = "$c5"
+check "with the same steps and verdicts" \
+	test "$(steps_of st-spec2)" = "$(steps_of st-nospec2)"
+check "built in a work tree of its own" \
+	sh -c "grep -q '^Speculating: building [0-9a-f]\{12\}.* in the background (' out && ! grep -q 'in BUILD_DIR and OUTPUT_DIR' out"
+check "and took later builds from the cache" grep -q 'taken from the build cache' out
+check "its work tree is removed at the end" test ! -e st-spec2/spec-src
 check "no speculative build is left running" \
-	sh -c "! pgrep -f '$T/st-spec/spec-ou[t]' >/dev/null"
+	sh -c "! pgrep -f '$T/st-spec2/spec-ou[t]' >/dev/null"
+
+# ktest killed (SIGKILL) while it builds ahead in place: the make stops too
+# (the child's PDEATHSIG), so nothing writes to BUILD_DIR or OUTPUT_DIR
+# behind the rerun's back. After the first power cycle, the builds of the
+# child (a ktest whose parent is ktest: ktest, ktest, sh -c, this script)
+# are slow.
+cat >slowmake.sh <<SLOW
+up() { ps -o ppid= -p "\$1" | tr -d ' '; }
+k=\$(up \$PPID)
+case " \$* " in
+*config*|*kernelrelease*|*mrproper*) ;;
+*) [ -e $T/slow ] && [ "\$(ps -o comm= -p "\$(up "\$k")")" = ktest ] &&
+	sleep 37 ;;
+esac
+exec make "\$@"
+SLOW
+rm -f slow
+fresh 7
+echo 100 >rate
+conf st-slow "BISECT_SPECULATE = 1" "MAKE_CMD = sh $T/slowmake.sh" |
+	sed "s|^POWER_CYCLE = .*|POWER_CYCLE = sh -c 'touch $T/slow; sh $T/boot.sh'|" >slow.conf
+"$KTEST" slow.conf >slow.out 2>&1 </dev/null &
+kpid=$!
+n=0
+while [ $n -lt 100 ] && ! grep -q '^Speculating' slow.out; do sleep 0.1; n=$((n + 1)); done
+n=0
+while [ $n -lt 50 ] && ! pgrep -f 'sleep 3[7]' >/dev/null; do sleep 0.1; n=$((n + 1)); done
+check "a build ahead is running (sleep 37 in its make)" \
+	sh -c "pgrep -f 'sleep 3[7]' >/dev/null"
+kill -9 "$kpid"
+wait "$kpid" 2>/dev/null
+n=0
+while [ $n -lt 60 ] && pgrep -f 'sleep 3[7]' >/dev/null; do sleep 0.1; n=$((n + 1)); done
+check "killed with ktest: no make of it is left after 6 s" \
+	sh -c "! pgrep -f 'sleep 3[7]' >/dev/null"
+rm -f rate slow
 
 # a revert that conflicts is not tested: the plain repo, c5 reverted on c12
 conf st-conflict "BISECT_VERIFY = 1" "BISECT_VERIFY_REVERT = 1" >conflict.conf
