@@ -34,9 +34,11 @@ done
 
 for t in $units; do
 	out="$tmp/$(basename "$t").out"
+	t0=$(date +%s)
 	"$t" >"$out" 2>&1
 	rc=$?
 	cat "$out"
+	echo "# $(basename "$t"): $(( $(date +%s) - t0 )) s"
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -n 1)
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -n 1)
 	passed=$((passed + ${p:-0}))
