@@ -268,20 +268,28 @@ check "the tree is back at e5 with nothing left over" \
 # run a commit builds them in place once the box has the kernel (its
 # POWER_CYCLE read the image); with BISECT_TRIES, in a work tree of its own
 steps_of() { jq -c '[.tests[0].steps[] | [.commit, .verdict]]' "$1/report.json"; }
+# spec_pair TAG EXTRA...: the bisect without and with BISECT_SPECULATE
+# (st-nospecTAG, st-specTAG), c5 failing every boot: the same answer and
+# the same steps
+spec_pair() {
+	tag=$1
+	shift
+	echo 100 >rate
+	fresh 7
+	conf "st-nospec$tag" "$@" >"nospec$tag.conf"
+	run_ktest "nospec$tag.conf"
+	fresh 7
+	conf "st-spec$tag" "$@" "BISECT_SPECULATE = 1" >"spec$tag.conf"
+	head_before=$(git -C "$src" rev-parse HEAD)
+	run_ktest "spec$tag.conf"
+	rm -f rate
+	check "BISECT_SPECULATE${1:+ with $*}: c5, as without it (exit $rc)" \
+		test "$(culprit "st-spec$tag")" = "$c5" -a "$(culprit "st-nospec$tag")" = "$c5"
+	check "with the same steps and verdicts" \
+		test "$(steps_of "st-spec$tag")" = "$(steps_of "st-nospec$tag")"
+}
 rm -f mode
-echo 100 >rate
-fresh 7
-conf st-nospec >nospec.conf
-run_ktest nospec.conf
-fresh 7
-conf st-spec "BISECT_SPECULATE = 1" >spec.conf
-head_before=$(git -C "$src" rev-parse HEAD)
-run_ktest spec.conf
-rm -f rate
-check "BISECT_SPECULATE: c5, as without it (exit $rc)" \
-	test "$(culprit st-spec)" = "$c5" -a "$(culprit st-nospec)" = "$c5"
-check "with the same steps and verdicts" \
-	test "$(steps_of st-spec)" = "$(steps_of st-nospec)"
+spec_pair ""
 check "the next commits were built in the background, in place" \
 	grep -q '^Speculating: building [0-9a-f]\{12\}.* in BUILD_DIR and OUTPUT_DIR while the box boots' out
 check "and later steps took their build from the cache ($(grep -c 'taken from the build cache' out) of them)" \
@@ -289,18 +297,7 @@ check "and later steps took their build from the cache ($(grep -c 'taken from th
 check "no work tree was made" test ! -e st-spec/spec-src
 check "BUILD_DIR is back where it was ($(name "$head_before")), clean" \
 	sh -c "test -z \"\$(git -C $src status --porcelain)\" && test \"\$(git -C $src rev-parse HEAD)\" = $head_before"
-fresh 7
-echo 100 >rate
-conf st-nospec2 "BISECT_TRIES = 2" >nospec2.conf
-run_ktest nospec2.conf
-fresh 7
-conf st-spec2 "BISECT_TRIES = 2" "BISECT_SPECULATE = 1" >spec2.conf
-run_ktest spec2.conf
-rm -f rate
-check "with BISECT_TRIES = 2: c5 as without it (exit $rc)" \
-	test "$(culprit st-spec2)" = "$c5" -a "$(culprit st-nospec2)" = "$c5"
-check "with the same steps and verdicts" \
-	test "$(steps_of st-spec2)" = "$(steps_of st-nospec2)"
+spec_pair 2 "BISECT_TRIES = 2"
 check "built in a work tree of its own" \
 	sh -c "grep -q '^Speculating: building [0-9a-f]\{12\}.* in the background (' out && ! grep -q 'in BUILD_DIR and OUTPUT_DIR' out"
 check "and took later builds from the cache" grep -q 'taken from the build cache' out
