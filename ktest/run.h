@@ -137,6 +137,11 @@ struct kstep_opts {
 	void (*after_build)(void *ctx);
 	void *after_build_ctx;
 	bool after_build_when_up;
+	/* called before every attempt checks out or builds (a retried one
+	 * too): what builds in BUILD_DIR and OUTPUT_DIR in the background
+	 * stops */
+	void (*before_tree)(void *ctx);
+	void *before_tree_ctx;
 	long settle_ms;		/* >= 0: reboot to good after, waiting this */
 	/* for the progress line: commits left after this one, and about
 	 * how many more steps (bisect: git's estimate); -1: unknown */

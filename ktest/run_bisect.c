@@ -305,6 +305,13 @@ static void speculate(void *ctx)
 	free(ids[1]);
 }
 
+static void spec_stop(void *ctx)
+{
+	struct bis *s = ctx;
+
+	kspec_settle(s->spec, NULL);
+}
+
 /*
  * One run of a commit: build (boot, test) it, with INFRA retried; the
  * second and later runs of a boot or test bisect boot what the first one
@@ -329,8 +336,11 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 	/* in place, the speculative builds overwrote OUTPUT_DIR: the cache */
 	o.build_type = run > 1 && s->level >= KSTEP_BOOT &&
 		!(s->spec && s->spec->in_place) ? "nobuild" : bt;
-	if (run > 1)
-		kspec_settle(s->spec, NULL);
+	if (s->spec && s->spec->in_place) {
+		/* a later run, a retry, the verification: the tree is the step's */
+		o.before_tree = spec_stop;
+		o.before_tree_ctx = s;
+	}
 	o.force_checkout = true;
 	o.settle_ms = krun_int(s->r, KOPT_BISECT_SLEEP_TIME, 60) * 1000;
 	snprintf(what, sizeof(what), run > 1 ? "%.12s (run %d)" : "%.12s",

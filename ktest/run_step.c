@@ -547,16 +547,18 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	t0 = kclock_ms();
 	if (journal_step(r, key, "start", NULL, NULL))
 		return -1;
+	if (o->before_tree)
+		o->before_tree(o->before_tree_ctx);
 	co = o->commit ? step_checkout(r, o, res) : 0;
 	if (co < 0)
 		return -1;
 	if (!co && do_build(r, o, res, &ms[KPH_BUILD])) {
 		res->verdict = KV_GOOD;
-		if (o->after_build && !o->after_build_when_up)
-			o->after_build(o->after_build_ctx);
 		if (o->after_build && o->after_build_when_up) {
 			r->kernel_up = o->after_build;
 			r->kernel_up_ctx = o->after_build_ctx;
+		} else if (o->after_build) {
+			o->after_build(o->after_build_ctx);
 		}
 		if (o->level > KSTEP_BUILD &&
 		    !krun_lab_step(r, o->level, res->release, res, ms)) {

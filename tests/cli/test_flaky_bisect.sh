@@ -339,7 +339,48 @@ n=0
 while [ $n -lt 60 ] && pgrep -f 'sleep 3[7]' >/dev/null; do sleep 0.1; n=$((n + 1)); done
 check "killed with ktest: no make of it is left after 6 s" \
 	sh -c "! pgrep -f 'sleep 3[7]' >/dev/null"
-rm -f rate slow
+
+# A step retried (INFRA) after its kernel printed a line, with a build
+# ahead running in place: the retry stops it before it checks out. The
+# first test boot shows its banner only (MAX_MONITOR_WAIT ends it: INFRA);
+# the second test boot notes whether a build ahead is still running.
+cat >hangfirst.sh <<HANG
+if [ "\$(cat $T/next 2>/dev/null)" = test ]; then
+	n=\$(( \$(cat $T/cycles 2>/dev/null || echo 0) + 1 ))
+	echo \$n >$T/cycles
+	if [ \$n -eq 1 ]; then
+		rm -f $T/next
+		touch $T/slow
+		head -n 1 $T/good.log >>$T/console.log
+		exit 0
+	fi
+	pgrep -f 'sleep 3[7]' >/dev/null && echo overlap >$T/overlap
+fi
+exec sh $T/boot.sh
+HANG
+rm -f slow cycles overlap
+fresh 7
+echo 100 >rate
+conf st-retry "BISECT_SPECULATE = 1" "MAKE_CMD = sh $T/slowmake.sh" \
+	"MAX_MONITOR_WAIT = 2" "TIMEOUT = 30" |
+	sed "s|^POWER_CYCLE = .*|POWER_CYCLE = sh $T/hangfirst.sh|" >retry.conf
+"$KTEST" retry.conf >retry.out 2>&1 </dev/null &
+kpid=$!
+n=0
+while [ $n -lt 200 ] && [ "$(cat cycles 2>/dev/null || echo 0)" -lt 2 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+kill -9 "$kpid"
+wait "$kpid" 2>/dev/null
+check "the first boot was INFRA and retried, with a build ahead started" \
+	sh -c "grep -q 'trying .* again' retry.out && grep -q '^Speculating' retry.out"
+check "the retry's boot came (test boots: $(cat cycles 2>/dev/null))" \
+	test "$(cat cycles 2>/dev/null || echo 0)" -ge 2
+check "the build ahead was stopped before the retry" test ! -e overlap
+n=0
+while [ $n -lt 60 ] && pgrep -f 'sleep 3[7]' >/dev/null; do sleep 0.1; n=$((n + 1)); done
+rm -f rate slow cycles
 
 # a revert that conflicts is not tested: the plain repo, c5 reverted on c12
 conf st-conflict "BISECT_VERIFY = 1" "BISECT_VERIFY_REVERT = 1" >conflict.conf
