@@ -9,7 +9,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,11 +32,11 @@ int main(int argc, char **argv)
 	long best = -1, worst = 0;
 	size_t syms = 0, files = 0;
 
-	snprintf(tree, sizeof(tree), "%s", argc > 1 ? argv[1] :
-		 lab ? lab : "/var/tmp/ktest-lab");
-	if (argc < 2)
-		snprintf(tree + strnlen(tree, sizeof(tree) - 8),
-			 8, "/linux");
+	if (argc > 1)
+		snprintf(tree, sizeof(tree), "%s", argv[1]);
+	else
+		snprintf(tree, sizeof(tree), "%s/linux",
+			 lab ? lab : "/var/tmp/ktest-lab");
 	snprintf(kconfig, sizeof(kconfig), "%s/Kconfig", tree);
 	if (access(kconfig, R_OK)) {
 		printf("kconfig tree: no kernel tree at %s (make the lab: "
