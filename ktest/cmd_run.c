@@ -69,6 +69,15 @@ void krun_print(struct krun *r, const char *fmt, ...)
 	va_end(ap);
 	if (!s)
 		return;
+	/* a box's lines are marked at their start only */
+	if (r->prefix && *s && *s != '\n' && !r->mid_line) {
+		char *t = xasprintf("%s%s", r->prefix, s);
+
+		free(s);
+		s = t;
+	}
+	if (*s)
+		r->mid_line = s[strlen(s) - 1] != '\n';
 	fputs(s, stdout);
 	fflush(stdout);
 	if (r->log) {

@@ -66,6 +66,11 @@ struct krun {
 	 * its first console line, once */
 	void (*kernel_up)(void *ctx);
 	void *kernel_up_ctx;
+	/* a box of the pool (pool.h): its lines start with prefix, and its
+	 * steps go to the journal through the main process */
+	const char *prefix;
+	bool mid_line;		/* the last print did not end its line */
+	bool no_journal;
 };
 
 /* SIGINT came: stop at the next step boundary (the journal has the rest). */
@@ -158,6 +163,7 @@ struct kstep_result {
 	char image[17];		/* FNV-1a 64 of the built image, hex ("": none) */
 	int test_status;	/* TEST's exit status (-1: a signal) */
 	bool resumed;		/* from the journal: nothing ran */
+	long ms[KPH__COUNT];	/* the phases' durations (-1: not run) */
 };
 
 /*
@@ -178,6 +184,13 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
  */
 int krun_step_retry(struct krun *r, const struct kstep_opts *o,
 		    const char *what, struct kstep_result *res);
+
+/*
+ * A step that another process ran (a box of the pool, pool.h) with
+ * no_journal: into the report and the journal as krun_step would have.
+ */
+int krun_step_adopt(struct krun *r, const struct kstep_opts *o,
+		    const struct kstep_result *res);
 
 struct kbc_key;
 /* The build cache's key of commit built as build_type with this test's options. */

@@ -23,6 +23,7 @@
 #include "ktest/bisect.h"
 #include "ktest/cmd.h"
 #include "ktest/flaky.h"
+#include "ktest/pool.h"
 #include "ktest/speculate.h"
 #include "ktest/run.h"
 #include "ktest/vcs.h"
@@ -50,6 +51,7 @@ struct bis {
 	bool revert_passed;		/* BISECT_BAD passed with it reverted */
 	/* BISECT_SPECULATE: the marks so far, to ask what comes next */
 	struct kspec *spec;
+	struct kpool *pool;		/* BOXES: k commits at once */
 	struct kb_options kbo;
 	char start_id[KB_ID_LEN];
 	char **hid;
@@ -318,21 +320,45 @@ static void spec_stop(void *ctx)
  * built. Its outcome as the failure bisected for showing or not (before
  * BISECT_REVERSE turns it round); -1: stop.
  */
+/* What a bisect step builds with: MIN_CONFIG, else the last .config (malloc'd). */
+static char *build_type(struct bis *s)
+{
+	const char *min = krun_opt(s->r, KOPT_MIN_CONFIG);
+
+	return min && *min ? xasprintf("useconfig:%s", min) : xstrdup("oldconfig");
+}
+
+/* The options every run of a commit shares. */
+static void step_opts(struct bis *s, const char *id, const char *kind,
+		      long steps_left, struct kstep_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->commit = id;
+	o->kind = kind;
+	o->left = s->left;
+	o->steps_left = steps_left;
+	o->level = s->level;
+	o->subject = subject_of(s, id);
+	o->force_checkout = true;
+	o->settle_ms = krun_int(s->r, KOPT_BISECT_SLEEP_TIME, 60) * 1000;
+	o->revert = s->revert_of;
+	o->digest_image = s->verify && !o->revert;
+	/* a boot or test bisect builds a commit once (build_cache.h) */
+	o->cache_build = s->level >= KSTEP_BOOT && !o->revert;
+}
+
 static int run_once(struct bis *s, const char *id, const char *kind, int run,
 		    long steps_left, enum kfl_run *out)
 {
-	struct kstep_opts o = { .commit = id, .left = s->left,
-				.steps_left = steps_left, .level = s->level };
+	struct kstep_opts o;
 	struct kstep_result res;
-	const char *min = krun_opt(s->r, KOPT_MIN_CONFIG);
-	char *bt = min && *min ? xasprintf("useconfig:%s", min) : xstrdup("oldconfig");
+	char *bt = build_type(s);
 	char what[40], k[32];
 	enum kb_verdict m;
 	int ret;
 
 	snprintf(k, sizeof(k), run > 1 ? "%s-run%d" : "%s", kind, run);
-	o.kind = k;
-	o.subject = subject_of(s, id);
+	step_opts(s, id, k, steps_left, &o);
 	/* in place, the speculative builds overwrote OUTPUT_DIR: the cache */
 	o.build_type = run > 1 && s->level >= KSTEP_BOOT &&
 		!(s->spec && s->spec->in_place) ? "nobuild" : bt;
@@ -341,20 +367,14 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 		o.before_tree = spec_stop;
 		o.before_tree_ctx = s;
 	}
-	o.force_checkout = true;
-	o.settle_ms = krun_int(s->r, KOPT_BISECT_SLEEP_TIME, 60) * 1000;
 	snprintf(what, sizeof(what), run > 1 ? "%.12s (run %d)" : "%.12s",
 		 id, run);
-	o.revert = s->revert_of;
 	if (s->spec && run == 1 && !o.revert && !strcmp(kind, "bisect")) {
 		s->spec_x = id;
 		o.after_build = speculate;
 		o.after_build_ctx = s;
 		o.after_build_when_up = s->spec->in_place;
 	}
-	o.digest_image = s->verify && !o.revert;
-	/* a boot or test bisect builds a commit once (build_cache.h) */
-	o.cache_build = s->level >= KSTEP_BOOT && !o.revert;
 	ret = krun_step_retry(s->r, &o, what, &res);
 	free(bt);
 	if (!ret && res.image[0])
@@ -427,6 +447,43 @@ static int test_one(struct bis *s, const struct kb_step *st, enum kb_verdict *m)
 	else
 		*m = KB_GOOD;
 	return 0;
+}
+
+/*
+ * BOXES: n candidates at once, st[k] on box k, one run each; their marks
+ * in the order kbisect_next gave them (the answer does not depend on
+ * which box ends first).
+ */
+static int test_batch(struct bis *s, const struct kb_step *st, size_t n,
+		      enum kb_verdict *m)
+{
+	struct kstep_opts o[KPOOL_MAX];
+	struct kstep_result *res = xcalloc(n, sizeof(*res));
+	char what[KPOOL_MAX][40];
+	const char *whats[KPOOL_MAX];
+	char *bt = build_type(s);
+	int ret = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		s->left = (long)st[k].left;
+		step_opts(s, st[k].id, "bisect", st[k].steps, &o[k]);
+		o[k].build_type = bt;
+		snprintf(what[k], sizeof(what[k]), "%.12s", st[k].id);
+		whats[k] = what[k];
+	}
+	if (kpool_run(s->pool, o, whats, res, n))
+		ret = -1;
+	for (size_t k = 0; !ret && k < n; k++) {
+		if (res[k].image[0])
+			free(strmap_put(&s->images, st[k].id,
+					xstrdup(res[k].image)));
+		if (to_mark(s, &res[k], &m[k]))
+			ret = -1;
+		s->runs++;
+	}
+	free(res);
+	free(bt);
+	return ret;
 }
 
 static void write_log(struct bis *s)
@@ -708,57 +765,92 @@ static int only_skipped(struct bis *s)
 static int fresh(struct bis *s);
 static void remember(struct bis *s, const char *id, enum kb_verdict v);
 
+/* n candidates on n boxes, then their marks in order. */
+static int batch(struct bis *s, const struct kb_step *st, size_t n)
+{
+	enum kb_verdict m[KPOOL_MAX];
+	char why[512];
+
+	krun_print(s->r, "Bisecting: %zu revision%s left to test after these (roughly %d step%s); %zu at once, one a box:\n",
+		   st[0].left, st[0].left == 1 ? "" : "s", st[0].steps,
+		   st[0].steps == 1 ? "" : "s", n);
+	for (size_t k = 0; k < n; k++)
+		krun_print(s->r, "[%s] %s (box %s)\n", st[k].id,
+			   subject_of(s, st[k].id) ? subject_of(s, st[k].id) : "",
+			   s->pool->names[k]);
+	if (test_batch(s, st, n, m))
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		krun_print(s->r, "%.12s (box %s): %s\n", st[k].id,
+			   s->pool->names[k], m[k] == KB_GOOD ? "good" :
+			   m[k] == KB_BAD ? "bad" : "skip");
+		if (kbisect_mark(s->b, st[k].id, m[k], why, sizeof(why))) {
+			write_log(s);
+			return krun_fail(s->r, "%s", why);
+		}
+		hist_add(s, st[k].id, m[k]);
+		if (why[0])
+			krun_print(s->r, "%s\n", why);
+	}
+	return 0;
+}
+
 static int loop(struct bis *s)
 {
 	for (;;) {
-		struct kb_step st;
+		struct kb_step st[KPOOL_MAX];
 		enum kb_verdict m;
 		size_t n;
 		char why[512];
 
 		/* checks and BISECT_START come from the whole machine first */
-		kbisect_next(s->b, &st, 1, &n);
-		if (s->npaths && !(st.kind == KB_TEST &&
-				   (st.purpose == KB_FOR_CHECK_BAD ||
-				    st.purpose == KB_FOR_CHECK_GOOD ||
-				    st.purpose == KB_FOR_START))) {
+		kbisect_next(s->b, st, s->pool ? s->pool->n : 1, &n);
+		if (n > 1) {
+			if (batch(s, st, n))
+				return -1;
+			continue;
+		}
+		if (s->npaths && !(st->kind == KB_TEST &&
+				   (st->purpose == KB_FOR_CHECK_BAD ||
+				    st->purpose == KB_FOR_CHECK_GOOD ||
+				    st->purpose == KB_FOR_START))) {
 			if (!s->fb && fresh(s))
 				return -1;
-			kbisect_next(s->fb, &st, 1, &n);
+			kbisect_next(s->fb, st, 1, &n);
 		}
-		if (st.kind != KB_TEST)	/* BUILD_DIR is ours again */
+		if (st->kind != KB_TEST)	/* BUILD_DIR is ours again */
 			kspec_settle(s->spec, NULL);
-		switch (st.kind) {
+		switch (st->kind) {
 		case KB_FOUND:
-			return found(s, st.id);
+			return found(s, st->id);
 		case KB_ONLY_SKIPPED:
 			return only_skipped(s);
 		case KB_FAILED:
 			write_log(s);
-			return krun_fail(s->r, "bisect: %s", st.why);
+			return krun_fail(s->r, "bisect: %s", st->why);
 		case KB_WAIT:
 			return krun_fail(s->r, "bisect: nothing to test (internal)");
 		case KB_TEST:
 			break;
 		}
-		if (st.purpose == KB_FOR_BISECT)
+		if (st->purpose == KB_FOR_BISECT)
 			krun_print(s->r, "Bisecting: %zu revision%s left to test after this (roughly %d step%s)\n",
-				   st.left, st.left == 1 ? "" : "s", st.steps,
-				   st.steps == 1 ? "" : "s");
-		krun_print(s->r, "%s[%s] %s\n", purpose_text(st.purpose), st.id,
-			   subject_of(s, st.id) ? subject_of(s, st.id) : "");
-		if (test_one(s, &st, &m))
+				   st->left, st->left == 1 ? "" : "s", st->steps,
+				   st->steps == 1 ? "" : "s");
+		krun_print(s->r, "%s[%s] %s\n", purpose_text(st->purpose), st->id,
+			   subject_of(s, st->id) ? subject_of(s, st->id) : "");
+		if (test_one(s, st, &m))
 			return -1;
-		if (kbisect_mark(s->b, st.id, m, why, sizeof(why))) {
+		if (kbisect_mark(s->b, st->id, m, why, sizeof(why))) {
 			write_log(s);
 			return krun_fail(s->r, "%s", why);
 		}
-		hist_add(s, st.id, m);
+		hist_add(s, st->id, m);
 		if (why[0])
 			krun_print(s->r, "%s\n", why);
 		if (s->npaths) {
-			remember(s, st.id, m);
-			s->fresh_bases = st.purpose == KB_FOR_MERGE_BASE;
+			remember(s, st->id, m);
+			s->fresh_bases = st->purpose == KB_FOR_MERGE_BASE;
 			if (s->fb && fresh(s))
 				return -1;
 		}
@@ -845,6 +937,7 @@ static void bis_free(struct bis *s)
 	strmap_free(&s->images, free);
 	pin_builds(s, false);
 	kspec_free(s->spec);
+	kpool_free(s->pool);
 	for (size_t k = 0; k < s->nh; k++)
 		free(s->hid[k]);
 	free(s->hid);
@@ -881,6 +974,41 @@ static int read_flaky(struct bis *s)
 	return 0;
 }
 
+/*
+ * BOXES: the pool, when a step is one run of a commit on one box; it
+ * says why not otherwise and bisects on the first box.
+ */
+static int pool(struct bis *s)
+{
+	struct krun *r = s->r;
+	const char *files = krun_opt(r, KOPT_BISECT_FILES);
+	char why[512];
+
+	s->pool = kpool_new(r, why, sizeof(why));
+	if (!s->pool) {
+		if (!why[0])
+			return 0;
+		krun_print(r, "ktest: test %d: %s\n", r->i, why);
+		r->config_error = true;
+		return -1;
+	}
+	if (s->fl.p.tries > 1 || s->fl.p.flaky)
+		snprintf(why, sizeof(why), "BISECT_TRIES and BISECT_FLAKY run each commit several times on one box");
+	else if (files && *files)
+		snprintf(why, sizeof(why), "BISECT_FILES reads the history afresh after every verdict");
+	else if (krun_bool(r, KOPT_BISECT_SPECULATE))
+		krun_print(r, "BOXES: the boxes build for themselves; BISECT_SPECULATE is not used\n");
+	if (why[0]) {
+		krun_print(r, "BOXES: one box (%s): %s\n", s->pool->names[0], why);
+		kpool_free(s->pool);
+		s->pool = NULL;
+		return 0;
+	}
+	krun_print(r, "BOXES: %zu boxes, %zu commits tested at once\n",
+		   s->pool->n, s->pool->n);
+	return 0;
+}
+
 int krun_bisect(struct krun *r)
 {
 	struct bis s = { .r = r };
@@ -906,7 +1034,10 @@ int krun_bisect(struct krun *r)
 		goto out;
 	if (s.verify)
 		pin_builds(&s, true);
-	if (krun_bool(r, KOPT_BISECT_SPECULATE) && s.level >= KSTEP_BOOT) {
+	if (pool(&s))
+		goto out;
+	if (krun_bool(r, KOPT_BISECT_SPECULATE) && s.level >= KSTEP_BOOT &&
+	    !s.pool) {
 		const char *min = krun_opt(r, KOPT_MIN_CONFIG);
 		char *bt = min && *min ? xasprintf("useconfig:%s", min) :
 			xstrdup("oldconfig");

@@ -413,6 +413,8 @@ static int journal_step(struct krun *r, const char *key, const char *state,
 				"boot_ms", "test_ms", "status", "image" };
 	const char *values[14];
 
+	if (r->no_journal)
+		return 0;
 	snprintf(idx, sizeof(idx), "%d", r->i);
 	values[0] = "step";
 	values[1] = idx;
@@ -538,6 +540,7 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 		krun_print(r, "%s%s%.12s: %s in the earlier run (from the journal)\n",
 			   o->kind, o->commit ? " " : "", o->commit ? o->commit : "",
 			   kverdict_name(res->verdict));
+		memcpy(res->ms, ms, sizeof(ms));
 		to_report(r, o, res, ms);
 		return 0;
 	}
@@ -582,6 +585,25 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	/* a failed POWER_CYCLE's why names it: no secret in the record */
 	kcmd_redact_buf(res->why, sizeof(res->why));
 	kcmd_redact_buf(res->title, sizeof(res->title));
+	memcpy(res->ms, ms, sizeof(ms));
 	to_report(r, o, res, ms);
 	return journal_step(r, key, "done", res, ms);
+}
+
+int krun_step_adopt(struct krun *r, const struct kstep_opts *o,
+		    const struct kstep_result *res)
+{
+	char key[128];
+
+	to_report(r, o, res, res->ms);
+	if (res->resumed)
+		return 0;
+	for (int p = 0; p < KPH__COUNT; p++)
+		if (res->ms[p] > 0)
+			r->ms[p] += res->ms[p];
+	if (res->verdict == KV_INFRA)
+		r->infra_seen++;
+	r->steps_done++;
+	return journal_step(r, step_key(o, key, sizeof(key)), "done", res,
+			    res->ms);
 }

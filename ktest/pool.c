@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A pool of boxes (see pool.h). The child of a box is a fork of ktest
+ * that runs one step as ktest would (krun_step_retry) with the box's
+ * options: ${BOX} set, BUILD_DIR and OUTPUT_DIR its own, its own lab
+ * (power, console, qemu) and repository handle, no journal. It sends its
+ * result up a pipe and ends with _exit. SIGINT reaches it with ktest
+ * (same process group) and stops its step as it stops ktest's; ktest gone
+ * (PDEATHSIG) or SIGTERM stops its make with it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "conf/strmap.h"
+#include "ktest/cmd.h"
+#include "ktest/pool.h"
+#include "ktest/run.h"
+#include "ktest/vcs.h"
+
+struct msg {
+	int ret;
+	bool infra, unhealthy, config_error, die;
+	struct kstep_result res;
+};
+
+static bool good_name(const char *s)
+{
+	if (!*s || strlen(s) > 32)
+		return false;
+	for (; *s; s++)
+		if (!(('a' <= *s && *s <= 'z') || ('A' <= *s && *s <= 'Z') ||
+		      ('0' <= *s && *s <= '9') || strchr("_.-", *s)))
+			return false;
+	return true;
+}
+
+/* NAME[i] = v for the current test, and the resolved values forgotten */
+static void store(struct krun *r, const char *name, const char *v)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s[%d]", name, r->i);
+	kconfig_store(r->c, key, v, NULL);
+	krun_forget(r);
+}
+
+struct kpool *kpool_new(struct krun *r, char *why, size_t len)
+{
+	struct kpool *p;
+	char **w;
+	size_t n;
+
+	why[0] = '\0';
+	w = krun_words(krun_opt(r, KOPT_BOXES), &n);
+	if (n == 1 && good_name(w[0]))
+		store(r, "BOX", w[0]);	/* a pool of one: ${BOX} still works */
+	if (n < 2) {
+		if (n == 1 && !good_name(w[0]))
+			snprintf(why, len, "BOXES: '%s' is no box name: give each box a name of letters, digits, '_', '.' or '-', once",
+				 w[0]);
+		krun_words_free(w, n);
+		return NULL;
+	}
+	if (n > KPOOL_MAX) {
+		snprintf(why, len, "BOXES names %zu boxes; at most %d", n,
+			 KPOOL_MAX);
+		krun_words_free(w, n);
+		return NULL;
+	}
+	for (size_t k = 0; k < n; k++) {
+		bool dup = false;
+
+		for (size_t j = 0; j < k; j++)
+			dup |= !strcmp(w[j], w[k]);
+		if (!good_name(w[k]) || dup) {
+			snprintf(why, len, "BOXES: '%s' is %s: give each box a name of letters, digits, '_', '.' or '-', once",
+				 w[k], dup ? "named twice" : "no box name");
+			krun_words_free(w, n);
+			return NULL;
+		}
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->r = r;
+	p->n = n;
+	for (size_t k = 0; k < n; k++) {
+		p->names[k] = xstrdup(w[k]);
+		p->prefix[k] = xasprintf("[box %s] ", w[k]);
+	}
+	krun_words_free(w, n);
+	store(r, "BOX", p->names[0]);
+	return p;
+}
+
+/*
+ * Box k's BUILD_DIR and OUTPUT_DIR: the config's when ${BOX} makes them
+ * its own, else a work tree and an output directory under STATE_DIR
+ * (*wt: the work tree). malloc'd.
+ */
+static void box_dirs(struct kpool *p, size_t k, char **bd, char **od, bool *wt)
+{
+	struct krun *r = p->r;
+	char *bd0 = xstrdup(krun_opt(r, KOPT_BUILD_DIR) ? krun_opt(r, KOPT_BUILD_DIR) : ".");
+	char *od0 = xstrdup(krun_opt(r, KOPT_OUTPUT_DIR) ? krun_opt(r, KOPT_OUTPUT_DIR) : "");
+	const char *v;
+
+	store(r, "BOX", p->names[k]);
+	v = krun_opt(r, KOPT_BUILD_DIR);
+	*wt = !v || !strcmp(v, bd0);
+	*bd = *wt ? xasprintf("%s/box-%s/src", r->state_dir, p->names[k]) :
+		xstrdup(v);
+	v = krun_opt(r, KOPT_OUTPUT_DIR);
+	*od = !v || !strcmp(v, od0) ?
+		xasprintf("%s/box-%s/out", r->state_dir, p->names[k]) :
+		xstrdup(v);
+	store(r, "BOX", p->names[0]);
+	free(bd0);
+	free(od0);
+}
+
+/* A work tree's name in the repository: one per STATE_DIR and box. */
+static unsigned int fnv32(const char *s)
+{
+	unsigned int h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* Box k's work tree, added the first time (in ktest's process: one at a time). */
+static int prepare(struct kpool *p, size_t k, const char *bd, const char *id)
+{
+	struct krun *r = p->r;
+	char *git = xasprintf("%s/.git", bd);
+	char *name = xasprintf("ktest-box-%s-%08x", p->names[k], fnv32(bd));
+	char *dir = xasprintf("%s/box-%s", r->state_dir, p->names[k]);
+	struct kvcs *v;
+	int ret = 0;
+
+	if (access(git, F_OK) == 0)
+		goto out;
+	v = krun_vcs(r);
+	if (!v) {
+		ret = -1;
+		goto out;
+	}
+	krun_print(r, "Box %s: a work tree of BUILD_DIR at %s (its first build is a whole one)\n",
+		   p->names[k], bd);
+	if (kcmd_mkdirs_private(dir) || kvcs_worktree_add(v, name, bd, id)) {
+		krun_print(r, "ktest: box %s: cannot add the work tree %s: %s\n",
+			   p->names[k], bd, kvcs_error(v));
+		ret = -1;
+	}
+out:
+	free(git);
+	free(name);
+	free(dir);
+	return ret;
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	kcmd_stop_running();
+	_exit(1);
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *b = buf;
+
+	while (len) {
+		ssize_t w = write(fd, b, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		b += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static size_t read_all(int fd, void *buf, size_t len)
+{
+	char *b = buf;
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = read(fd, b + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got;
+}
+
+static char *per_box(const char *path, const char *name)
+{
+	return path ? xasprintf("%s-box-%s", path, name) : NULL;
+}
+
+static void __attribute__((noreturn))
+child(struct kpool *p, size_t k, const char *bd, const char *od,
+      const struct kstep_opts *o, const char *what, int fd, pid_t parent)
+{
+	struct krun *r = p->r;
+	struct msg *m = xcalloc(1, sizeof(*m));
+	struct sigaction sa = { .sa_handler = on_term };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+		_exit(1);
+	store(r, "BOX", p->names[k]);
+	store(r, "BUILD_DIR", bd);
+	store(r, "OUTPUT_DIR", od);
+	r->lab = NULL;		/* ktest's: its own is opened on demand */
+	r->vcs = NULL;		/* BUILD_DIR's, opened at the work tree */
+	r->no_journal = true;
+	r->prefix = p->prefix[k];
+	r->buildlog = per_box(r->buildlog, p->names[k]);
+	r->testlog = per_box(r->testlog, p->names[k]);
+	r->dmesg = per_box(r->dmesg, p->names[k]);
+	unsetenv("KTEST_CONSOLE");
+	m->ret = kcmd_mkdirs(od) ? -1 : krun_step_retry(r, o, what, &m->res);
+	if (m->ret && !m->res.why[0])
+		snprintf(m->res.why, sizeof(m->res.why), "the step stopped");
+	krun_lab_close(r);
+	m->infra = r->infra;
+	m->unhealthy = r->unhealthy;
+	m->config_error = r->config_error;
+	m->die = r->die;
+	if (r->log)
+		fflush(r->log);
+	fflush(stdout);
+	_exit(write_all(fd, m, sizeof(*m)) ? 1 : 0);
+}
+
+/* Child k's result; -1 when it has none (it printed why, or it died). */
+static int collect(struct kpool *p, size_t k, pid_t pid, int fd,
+		   struct msg *m)
+{
+	struct krun *r = p->r;
+	size_t got = read_all(fd, m, sizeof(*m));
+	int st = 0;
+
+	close(fd);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (got != sizeof(*m)) {
+		krun_print(r, "ktest: box %s: its process ended without a result (%s %d)\n",
+			   p->names[k], WIFSIGNALED(st) ? "signal" : "exit status",
+			   WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+		return -1;
+	}
+	r->infra |= m->infra;
+	r->unhealthy |= m->unhealthy;
+	r->config_error |= m->config_error;
+	r->die |= m->die;
+	return m->ret;
+}
+
+int kpool_run(struct kpool *p, const struct kstep_opts *o,
+	      const char *const *what, struct kstep_result *res, size_t n)
+{
+	struct krun *r = p->r;
+	pid_t pids[KPOOL_MAX] = { 0 };
+	int fds[KPOOL_MAX], ret = 0, ret0;
+	struct msg *m = xcalloc(1, sizeof(*m));
+
+	if (n > p->n)
+		n = p->n;
+	for (size_t k = 1; k < n; k++) {
+		char *bd, *od;
+		bool wt;
+		int pfd[2];
+
+		box_dirs(p, k, &bd, &od, &wt);
+		if ((wt && prepare(p, k, bd, o[k].commit)) || pipe(pfd)) {
+			free(bd);
+			free(od);
+			ret = -1;
+			break;
+		}
+		fflush(NULL);	/* nothing of ours is written twice */
+		pids[k] = fork();
+		if (!pids[k]) {
+			close(pfd[0]);
+			child(p, k, bd, od, &o[k], what[k], pfd[1], getppid());
+		}
+		close(pfd[1]);
+		free(bd);
+		free(od);
+		if (pids[k] < 0) {
+			krun_print(r, "ktest: box %s: fork: %s\n", p->names[k],
+				   strerror(errno));
+			close(pfd[0]);
+			pids[k] = 0;
+			ret = -1;
+			break;
+		}
+		fds[k] = pfd[0];
+	}
+	r->prefix = p->prefix[0];
+	ret0 = ret ? -1 : krun_step_retry(r, &o[0], what[0], &res[0]);
+	r->prefix = NULL;
+	ret |= ret0;
+	/* what the boxes found is kept, in order, even when the run stops */
+	for (size_t k = 1; k < n; k++) {
+		if (!pids[k])
+			continue;
+		if (collect(p, k, pids[k], fds[k], m)) {
+			ret = -1;
+			continue;
+		}
+		res[k] = m->res;
+		if (krun_step_adopt(r, &o[k], &res[k]))
+			ret = -1;
+	}
+	free(m);
+	return ret ? -1 : 0;
+}
+
+void kpool_free(struct kpool *p)
+{
+	if (!p)
+		return;
+	for (size_t k = 0; k < p->n; k++) {
+		free(p->names[k]);
+		free(p->prefix[k]);
+	}
+	free(p);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A pool of boxes (BOXES): k steps at once, step k on box k. Box 0 is the
+ * configured one and runs in ktest's own process; every other box runs its
+ * step in a child process, where ${BOX} is the box's name (so MACHINE,
+ * CONSOLE, POWER_CYCLE, QEMU_KERNEL... can name it) and, unless the config
+ * already gives it BUILD_DIR and OUTPUT_DIR of its own through ${BOX}, it
+ * builds in a work tree and an output directory under STATE_DIR/box-NAME
+ * (kept across runs: the next build there is an incremental one). The
+ * child journals nothing: it hands its result back, and the main process
+ * puts the steps into the report and the journal in the order given, so a
+ * rerun replays them as any other step.
+ */
+#ifndef KTEST_POOL_H
+#define KTEST_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define KPOOL_MAX 16
+
+struct krun;
+struct kstep_opts;
+struct kstep_result;
+
+struct kpool {
+	struct krun *r;
+	char *names[KPOOL_MAX];
+	size_t n;
+	char *prefix[KPOOL_MAX];	/* "[box NAME] " */
+};
+
+/*
+ * The pool of BOXES (words: box names, [A-Za-z0-9_.-]), or NULL with why
+ * when it is not one; *n is 0 or 1 (no pool) with NULL and why "".
+ * ${BOX} is the first name from now on, in this process.
+ */
+struct kpool *kpool_new(struct krun *r, char *why, size_t len);
+
+/*
+ * Runs the n steps o[] at once (o[k] on box k, n <= the pool's size;
+ * what[k] names them in messages) with krun_step_retry, then adopts them
+ * in order. Returns 0 with res[] filled, or -1 when the run must stop
+ * (any step's -1, or a box that could not be started).
+ */
+int kpool_run(struct kpool *p, const struct kstep_opts *o,
+	      const char *const *what, struct kstep_result *res, size_t n);
+
+void kpool_free(struct kpool *p);
+
+#endif

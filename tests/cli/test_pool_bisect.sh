@@ -1,0 +1,196 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# A bisect on a pool of boxes (BOXES; ktest/pool.c) on a real git repo with
+# a fake kbuild and boxes made of commands: each box has its own console,
+# power switch and "next boot" file through ${BOX}, and boots the image of
+# its own OUTPUT_DIR (${OUTPUT_DIR}). From commit cF on the kernel panics.
+# For several F, 2 and 3 boxes name the same commit as one box does, in
+# fewer rounds, with boots on every box; box 2 builds in its own work tree;
+# a rerun replays every box's steps from the journal; a bad pool is a
+# config error; BISECT_TRIES falls back to one box.
+. "$(dirname "$0")/../lib.sh"
+
+cd "$KTEST_TMP" || exit 1
+T=$KTEST_TMP
+src=$T/src
+rm -rf "$src" st-* build-out tmp ./*.conf console-* next-* boots first_bad
+mkdir -p "$src"
+
+g() { git -C "$src" "$@"; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t \
+	GIT_COMMITTER_EMAIL=t@t GIT_CONFIG_NOSYSTEM=1 HOME=$T
+
+# the "kernel" is the commit number
+cat >"$src/Makefile" <<EOF
+O ?= .
+all:
+	@mkdir -p \$(O)/arch/x86/boot && cat version > \$(O)/arch/x86/boot/bzImage
+mrproper:
+	@rm -rf \$(O)/.config \$(O)/arch
+olddefconfig oldnoconfig oldconfig:
+	@touch \$(O)/.config
+kernelrelease:
+	@echo 6.1.0-t
+EOF
+echo 0 >"$src/version"
+g init -q
+g add Makefile version
+g commit -q -m "c0: the tree"
+for n in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	echo "$n" >"$src/version"
+	g add version
+	g commit -q -m "c$n: change $n"
+	eval "c$n=\$(g rev-parse HEAD)"
+done
+c0=$(g rev-list --max-parents=0 HEAD)
+
+cat >good.log <<'EOF'
+[    0.000000] Linux version 6.1.0-t (t@t) #1
+box login:
+EOF
+cat >panic.log <<'EOF'
+[    0.000000] Linux version 6.1.0-t (t@t) #1
+[    0.500000] Kernel panic - not syncing: the bug
+EOF
+# POWER_CYCLE BOX OUTPUT_DIR: the test kernel of that box when its
+# REBOOT_SCRIPT chose it, else its good one (silent: no line of it can be
+# read as the next boot's); a boot takes a moment, so the boxes overlap
+cat >boot.sh <<EOF
+#!/bin/sh
+box=\$1
+[ "\$(cat $T/next-\$box 2>/dev/null)" = test ] || exit 0
+rm -f $T/next-\$box
+n=\$(cat \$2/arch/x86/boot/bzImage)
+echo "\$box \$n" >> $T/boots
+sleep 0.3
+if [ "\$n" -ge "\$(cat $T/first_bad)" ]; then
+	cat $T/panic.log >> $T/console-\$box.log
+else
+	cat $T/good.log >> $T/console-\$box.log
+fi
+EOF
+printf 'Host 127.0.0.1\n\tPort 1\n' >ssh_config
+
+conf() {	# conf STATE EXTRA...
+	st=$1
+	shift
+	cat <<EOF
+MACHINE = 127.0.0.1
+BUILD_DIR = $src
+OUTPUT_DIR = $T/build-out
+TMP_DIR = $T/tmp
+STATE_DIR = $T/$st
+LOG_FILE = $T/$st.log
+LOCALVERSION = -t
+NO_INSTALL = 1
+SSH_CONFIG = $T/ssh_config
+CONNECT_TIMEOUT = 1
+POWER_CYCLE = sh $T/boot.sh \${BOX} \${OUTPUT_DIR}
+REBOOT_TYPE = script
+REBOOT_SCRIPT = sh -c 'echo test > $T/next-\${BOX}'
+CONSOLE = tail -n +1 -F $T/console-\${BOX}.log
+SUCCESS_LINE = login:
+BOOTED_TIMEOUT = 0
+STOP_AFTER_FAILURE = 0
+TIMEOUT = 5
+BISECT_SLEEP_TIME = 0
+TEST_START
+TEST_TYPE = bisect
+BISECT_TYPE = boot
+BISECT_GOOD = $c0
+BISECT_BAD = $c20
+EOF
+	for l in "$@"; do echo "$l"; done
+}
+fresh() { rm -f console-* next-* boots; echo "$1" >first_bad; }
+culprit() { jq -r '.tests[0].first_bad_commit // "none"' "$1/report.json"; }
+rounds() { grep -c '^Bisecting: ' "$1"; }
+
+# 1. one box, 2 boxes and 3 boxes agree, for culprits all over the range
+for f in 1 6 13 20; do
+	eval "want=\$c$f"
+	fresh "$f"
+	conf "st-one-$f" "BOXES = a" >one.conf
+	run_ktest one.conf
+	expect_rc 0 "c$f, one box: the bisect ends"
+	one=$(rounds out)
+	check "c$f, one box: it names c$f" test "$(culprit "st-one-$f")" = "$want"
+	for k in 2 3; do
+		fresh "$f"
+		if [ "$k" = 2 ]; then
+			conf "st-$k-$f" "BOXES = a b" >pool.conf
+		else
+			conf "st-$k-$f" "BOXES = a b c" >pool.conf
+		fi
+		run_ktest pool.conf
+		expect_rc 0 "c$f, $k boxes: the bisect ends"
+		check "c$f, $k boxes: it names c$f too ($(culprit "st-$k-$f"))" \
+			test "$(culprit "st-$k-$f")" = "$want"
+		check "c$f, $k boxes: $(rounds out) rounds, one box took $one" \
+			test "$(rounds out)" -lt "$one"
+		check "c$f, $k boxes: box b booted commits too" \
+			grep -q '^b ' boots
+		cp out "out-$k-$f"
+	done
+done
+
+# 2. what the pool did, on the last run of section 1 (3 boxes, c20)
+check "every step was printed with its box" \
+	grep -q 'at once, one a box:' out-3-20
+check "a box's lines say which box they are" \
+	grep -q '^\[box b\] ' out-3-20
+check "box b built in its own work tree under STATE_DIR" \
+	test -e st-3-20/box-b/src/.git
+check "and in its own output directory" \
+	test -s st-3-20/box-b/out/arch/x86/boot/bzImage
+check "BUILD_DIR is back where it was, clean" \
+	sh -c "[ \"\$(git -C '$src' rev-parse HEAD)\" = '$c20' ] && [ -z \"\$(git -C '$src' status --porcelain)\" ]"
+steps=$(jq '[.tests[0].steps[]] | length' st-3-20/report.json)
+journalled=$(grep -c 'state=done' st-3-20/journal)
+check "the report and the journal hold every box's steps ($steps, $journalled)" \
+	test "$steps" -ge 4 -a "$steps" = "$journalled"
+
+# 3. killed in its second round, the rerun takes the first round's steps
+# (box b's too) from the journal and names the same commit
+fresh 9
+conf st-kill "BOXES = a b" >kill.conf
+"$KTEST" kill.conf >out 2>err </dev/null &
+pid=$!
+i=0
+while [ "$(cat boots 2>/dev/null | wc -l)" -lt 3 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+sleep 1
+cp out out-killed
+b1=$(sed -n 's/^\[\([0-9a-f]\{12\}\).* (box b)$/\1/p' out-killed | head -n 1)
+run_ktest kill.conf
+check "killed after $(wc -l <boots) boots, the rerun names c9 (exit $rc)" \
+	test "$(culprit st-kill)" = "$c9"
+check "the first round's step on box b ($b1) came from the journal" \
+	grep -q "^\(\[box b\] \)\?bisect $b1: .* in the earlier run (from the journal)" out
+check "no box process of the killed run is left" \
+	sh -c "! pgrep -f 'tail -n +1 -F $T/console-b.log' >/dev/null"
+
+# 4. a bad pool is a config error, and says so
+conf st-bad "BOXES = a a" >bad.conf
+run_ktest bad.conf
+expect_rc 2 "BOXES naming a box twice is a config error"
+check "it says what is wrong" grep -q "named twice" out
+conf st-bad2 'BOXES = a b/c' >bad.conf
+run_ktest bad.conf
+expect_rc 2 "a box name with a slash is a config error"
+
+# 5. several runs a commit: one box, said so, still right
+fresh 6
+conf st-tries "BOXES = a b" "BISECT_TRIES = 2" >tries.conf
+run_ktest tries.conf
+check "BISECT_TRIES = 2: it says it uses one box" \
+	grep -q 'BOXES: one box (a): BISECT_TRIES' out
+check "and names c6 (exit $rc)" test "$(culprit st-tries)" = "$c6"
+check "no boot on box b" sh -c "! grep -q '^b ' boots"
+
+finish
