@@ -99,6 +99,10 @@ void krun_log(struct krun *r, const char *fmt, ...)
 	va_end(ap);
 	if (!s)
 		return;
+	if (r->prefix && *s && !r->log_mid_line)
+		fputs(r->prefix, r->log);
+	if (*s)
+		r->log_mid_line = s[strlen(s) - 1] != '\n';
 	fputs(s, r->log);
 	free(s);
 }

@@ -246,6 +246,41 @@ void kpatchcheck_report(struct kpatchcheck *p, enum kp_stage stage,
 	p->cur++;
 }
 
+static size_t series_index(const struct kpatchcheck *p, const char *id)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->series[i].id, id))
+			return i;
+	return p->n;
+}
+
+void kpatchcheck_late_failure(struct kpatchcheck *p, const char *id,
+			      enum kp_stage stage, const char *why)
+{
+	size_t i = series_index(p, id), at = 0;
+	struct kp_failure *f;
+
+	if (i == p->n || stage == KP_OK)
+		return;
+	while (at < p->nfailures &&
+	       series_index(p, p->failures[at].id) < i)
+		at++;
+	p->failures = xrealloc(p->failures,
+			       (p->nfailures + 1) * sizeof(*p->failures));
+	memmove(&p->failures[at + 1], &p->failures[at],
+		(p->nfailures - at) * sizeof(*p->failures));
+	p->nfailures++;
+	f = &p->failures[at];
+	f->id = p->series[i].id;
+	f->stage = stage;
+	f->why = xstrdup(why ? why : stage_why(stage));
+	if (!p->stop_at_first)
+		return;
+	for (size_t k = 1; k < p->nfailures; k++)
+		free(p->failures[k].why);
+	p->nfailures = 1;
+}
+
 size_t kpatchcheck_failures(const struct kpatchcheck *p,
 			    const struct kp_failure **f)
 {

@@ -67,6 +67,15 @@ void kpatchcheck_next(struct kpatchcheck *p, struct kp_step *step);
 void kpatchcheck_report(struct kpatchcheck *p, enum kp_stage stage,
 			const char *why);
 
+/*
+ * A failure of an earlier commit found after its step was reported (its
+ * boot on a box of a pool, once its build had passed): kept in series
+ * order. With stop_at_first, only the series' first failure stays, and
+ * nothing more is handed out. An id not in the series is ignored.
+ */
+void kpatchcheck_late_failure(struct kpatchcheck *p, const char *id,
+			      enum kp_stage stage, const char *why);
+
 size_t kpatchcheck_failures(const struct kpatchcheck *p,
 			    const struct kp_failure **f);
 size_t kpatchcheck_skipped(const struct kpatchcheck *p, const char ***ids);

@@ -70,6 +70,7 @@ struct krun {
 	 * steps go to the journal through the main process */
 	const char *prefix;
 	bool mid_line;		/* the last print did not end its line */
+	bool log_mid_line;	/* the same, of krun_log */
 	bool no_journal;
 };
 
@@ -134,6 +135,8 @@ struct kstep_opts {
 	bool force_checkout;	/* checkout even with local changes */
 	bool digest_image;	/* res->image: the built image's digest */
 	bool cache_build;	/* the per-commit build cache (build_cache.h) */
+	bool cache_store;	/* into the cache, never from it (a build
+				 * whose warnings are checked) */
 	/* called once the build is good, before the box part; with
 	 * after_build_when_up, only once the box has the kernel: at the
 	 * boot's first console line (the built image, BUILD_DIR and

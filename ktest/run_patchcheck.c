@@ -7,6 +7,12 @@
  * and warnings beyond WARNINGS_FILE fail it. By default every commit is
  * checked and every failing one reported; PATCHCHECK_STOP_AT_FIRST keeps
  * ktest.pl's stop at the first.
+ *
+ * BOXES (pool.h), in a boot or test patchcheck: the commits are still
+ * built one after the other in BUILD_DIR (a build's warnings are judged
+ * against the one before), each into the build cache; every k builds that
+ * pass are booted (and tested) at once, one a box, each box taking its
+ * commit's build from the cache.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +20,7 @@
 
 #include "conf/strmap.h"
 #include "ktest/patchcheck.h"
+#include "ktest/pool.h"
 #include "ktest/run.h"
 #include "ktest/vcs.h"
 
@@ -104,6 +111,35 @@ static char **resolve_list(struct krun *r, struct kvcs *v, enum kopt_id id,
 	return out;
 }
 
+/* The step of one commit of the series, as far as level goes. */
+static int step_opts(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
+		     const struct kp_step *st, struct strmap *subjects,
+		     struct kp_seen *seen, struct kstep_opts *o,
+		     char ***touched, size_t *ntouched)
+{
+	memset(o, 0, sizeof(*o));
+	o->kind = "patchcheck";
+	o->level = krun_level(r, KOPT_PATCHCHECK_TYPE);
+	o->steps_left = -1;
+	o->commit = st->id;
+	o->left = (long)(kpatchcheck_total(p) - st->index - 1);
+	o->subject = strmap_get(subjects, st->id);
+	o->noclean = !st->clean;
+	o->check_warnings = st->check_warnings_file;
+	o->force_checkout = true;
+	o->settle_ms = krun_int(r, KOPT_PATCHCHECK_SLEEP_TIME, 60) * 1000;
+	*touched = NULL;
+	*ntouched = 0;
+	if (st->check_touched && kvcs_touched_files(v, st->id, touched, ntouched)) {
+		krun_print(r, "ktest: %s\n", kvcs_error(v));
+		return -1;
+	}
+	o->touched = (const char *const *)*touched;
+	o->ntouched = *ntouched;
+	o->seen = seen;
+	return 0;
+}
+
 static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 			struct strmap *subjects)
 {
@@ -114,33 +150,20 @@ static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 
 	for (;;) {
 		struct kp_step st;
-		struct kstep_opts o = { .kind = "patchcheck", .level = krun_level(r, KOPT_PATCHCHECK_TYPE),
-					.steps_left = -1 };
+		struct kstep_opts o;
 		struct kstep_result res;
-		char **touched = NULL;
-		size_t ntouched = 0;
-		char what[32];
+		char **touched, what[32];
+		size_t ntouched;
 
 		kpatchcheck_next(p, &st);
 		if (st.done)
 			break;
-		o.commit = st.id;
-		o.left = (long)(kpatchcheck_total(p) - st.index - 1);
-		o.subject = strmap_get(subjects, st.id);
-		o.build_type = bt;
-		o.noclean = !st.clean;
-		o.check_warnings = st.check_warnings_file;
-		o.force_checkout = true;
-		o.settle_ms = krun_int(r, KOPT_PATCHCHECK_SLEEP_TIME, 60) * 1000;
-		if (st.check_touched &&
-		    kvcs_touched_files(v, st.id, &touched, &ntouched)) {
-			krun_print(r, "ktest: %s\n", kvcs_error(v));
+		if (step_opts(r, v, p, &st, subjects, seen, &o, &touched,
+			      &ntouched)) {
 			ret = -1;
 			break;
 		}
-		o.touched = (const char *const *)touched;
-		o.ntouched = ntouched;
-		o.seen = seen;
+		o.build_type = bt;
 		krun_print(r, "\nProcessing commit \"%.12s %s\" (%zu of %zu)\n",
 			   st.id, o.subject ? o.subject : "", st.index + 1,
 			   kpatchcheck_total(p));
@@ -152,6 +175,108 @@ static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 			break;
 		kpatchcheck_report(p, to_stage(&res), res.why[0] ? res.why : NULL);
 	}
+	free(bt);
+	kp_seen_free(seen);
+	return ret;
+}
+
+/* Boots (tests) ids[0..n) at once, one a box; their failures recorded late. */
+static int boot_round(struct krun *r, struct kpool *pool, struct kpatchcheck *p,
+		      struct strmap *subjects, char **ids, size_t n,
+		      const char *bt)
+{
+	struct kstep_opts o[KPOOL_MAX];
+	struct kstep_result *res = xcalloc(n, sizeof(*res));
+	char what[KPOOL_MAX][32];
+	const char *whats[KPOOL_MAX];
+	int ret;
+
+	krun_print(r, "\nBooting %zu commit%s at once, one a box:\n", n,
+		   n == 1 ? "" : "s");
+	for (size_t k = 0; k < n; k++) {
+		memset(&o[k], 0, sizeof(o[k]));
+		o[k].kind = "patchcheck";
+		o[k].level = krun_level(r, KOPT_PATCHCHECK_TYPE);
+		o[k].steps_left = -1;
+		o[k].left = -1;
+		o[k].commit = ids[k];
+		o[k].subject = strmap_get(subjects, ids[k]);
+		o[k].build_type = bt;
+		o[k].noclean = true;
+		o[k].force_checkout = true;
+		o[k].cache_build = true;
+		o[k].settle_ms = krun_int(r, KOPT_PATCHCHECK_SLEEP_TIME, 60) * 1000;
+		snprintf(what[k], sizeof(what[k]), "commit %.12s", ids[k]);
+		whats[k] = what[k];
+		krun_print(r, "  %.12s %s (box %s)\n", ids[k],
+			   o[k].subject ? o[k].subject : "", pool->names[k]);
+	}
+	ret = kpool_run(pool, o, whats, res, n);
+	for (size_t k = 0; !ret && k < n; k++)
+		if (to_stage(&res[k]) != KP_OK)
+			kpatchcheck_late_failure(p, ids[k], to_stage(&res[k]),
+						 res[k].why[0] ? res[k].why : NULL);
+	free(res);
+	return ret;
+}
+
+/*
+ * BOXES: builds in order in BUILD_DIR (warnings judged as on one box),
+ * and every pool-full of good builds booted at once.
+ */
+static int check_series_pool(struct krun *r, struct kvcs *v,
+			     struct kpatchcheck *p, struct strmap *subjects,
+			     struct kpool *pool)
+{
+	struct kp_seen *seen = kp_seen_new();
+	const char *min = krun_opt(r, KOPT_MIN_CONFIG);
+	char *bt = min && *min ? xasprintf("useconfig:%s", min) : xstrdup("oldconfig");
+	char *ids[KPOOL_MAX];
+	size_t nb = 0;
+	bool done = false;
+	int ret = 0;
+
+	while (!ret && !done) {
+		struct kp_step st;
+		struct kstep_opts o;
+		struct kstep_result res;
+		char **touched, what[40];
+		size_t ntouched;
+
+		kpatchcheck_next(p, &st);
+		done = st.done;
+		if (!done) {
+			if (step_opts(r, v, p, &st, subjects, seen, &o, &touched,
+				      &ntouched)) {
+				ret = -1;
+				break;
+			}
+			o.kind = "patchcheck-build";
+			o.level = KSTEP_BUILD;
+			o.build_type = bt;
+			o.cache_store = true;
+			krun_print(r, "\nProcessing commit \"%.12s %s\" (%zu of %zu): its build\n",
+				   st.id, o.subject ? o.subject : "",
+				   st.index + 1, kpatchcheck_total(p));
+			snprintf(what, sizeof(what), "commit %.12s", st.id);
+			ret = krun_step_retry(r, &o, what, &res);
+			kvcs_free_paths(touched, ntouched);
+			if (ret)
+				break;
+			kpatchcheck_report(p, to_stage(&res),
+					   res.why[0] ? res.why : NULL);
+			if (to_stage(&res) == KP_OK)
+				ids[nb++] = xstrdup(st.id);
+		}
+		if (nb && (nb == pool->n || done)) {
+			ret = boot_round(r, pool, p, subjects, ids, nb, bt);
+			for (size_t k = 0; k < nb; k++)
+				free(ids[k]);
+			nb = 0;
+		}
+	}
+	for (size_t k = 0; k < nb; k++)
+		free(ids[k]);
 	free(bt);
 	kp_seen_free(seen);
 	return ret;
@@ -199,6 +324,8 @@ int krun_patchcheck(struct krun *r)
 	char **ids = NULL, **skip = NULL, **ign = NULL;
 	size_t nskip = 0, nign = 0;
 	const char *wf;
+	struct kpool *pool = NULL;
+	char why[512];
 	int ret = -1;
 
 	strmap_init(&subjects);
@@ -239,7 +366,20 @@ int krun_patchcheck(struct krun *r)
 		for (size_t k = 0; k < ns; k++)
 			krun_print(r, "%s\n", sk[k]);
 	}
-	if (check_series(r, v, p, &subjects))
+	pool = kpool_new(r, why, sizeof(why));
+	if (!pool && why[0]) {
+		krun_print(r, "ktest: test %d: %s\n", r->i, why);
+		r->config_error = true;
+		goto out;
+	}
+	if (pool && krun_level(r, KOPT_PATCHCHECK_TYPE) < KSTEP_BOOT) {
+		krun_print(r, "BOXES: one box (%s): a build patchcheck builds each commit on top of the one before\n",
+			   pool->names[0]);
+		kpool_free(pool);
+		pool = NULL;
+	}
+	if (pool ? check_series_pool(r, v, p, &subjects, pool) :
+	    check_series(r, v, p, &subjects))
 		goto out;
 	ret = verdict(r, p, &subjects);
 out:
@@ -252,6 +392,7 @@ out:
 	}
 	if (p)
 		kpatchcheck_free(p);
+	kpool_free(pool);
 	for (size_t k = 0; k < nskip; k++)
 		free(skip[k]);
 	for (size_t k = 0; k < nign; k++)

@@ -307,8 +307,8 @@ static bool do_build(struct krun *r, const struct kstep_opts *o,
 		snprintf(res->release, sizeof(res->release), "%s", br.release);
 		if (o->digest_image)
 			image_digest(&b, res->image, sizeof(res->image));
-		if (o->cache_build && o->commit && b.build_type &&
-		    strcmp(b.build_type, "nobuild"))
+		if ((o->cache_build || o->cache_store) && o->commit &&
+		    b.build_type && strcmp(b.build_type, "nobuild"))
 			to_cache(r, o, &b, br.release);
 	}
 	if (good)

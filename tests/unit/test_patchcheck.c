@@ -332,6 +332,56 @@ static void test_stop_at_first(void **state)
 	kpatchcheck_free(p);
 }
 
+/*
+ * A pool: builds reported in order, boots found failing later. The late
+ * failures land in series order among the build failures; with
+ * stop_at_first only the series' first stays and nothing more is handed
+ * out.
+ */
+static void test_late_failures(void **state)
+{
+	struct kp_options o = { .type = KP_BOOT };
+	struct kpatchcheck *p = kpatchcheck_new(ids, NIDS, &o);
+	const struct kp_failure *f;
+	struct kp_step s;
+
+	for (size_t i = 0; i < 4; i++) {
+		kpatchcheck_next(p, &s);
+		kpatchcheck_report(p, i == 2 ? KP_FAIL_BUILD : KP_OK, NULL);
+	}
+	kpatchcheck_late_failure(p, ids[3], KP_FAIL_BOOT, "panic in 3");
+	kpatchcheck_late_failure(p, ids[0], KP_FAIL_TEST, NULL);
+	kpatchcheck_late_failure(p, ids[1], KP_OK, NULL);
+	kpatchcheck_late_failure(p, "no such commit", KP_FAIL_BOOT, NULL);
+	assert_int_equal(kpatchcheck_failures(p, &f), 3);
+	assert_string_equal(f[0].id, ids[0]);
+	assert_int_equal(f[0].stage, KP_FAIL_TEST);
+	assert_string_equal(f[1].id, ids[2]);
+	assert_int_equal(f[1].stage, KP_FAIL_BUILD);
+	assert_string_equal(f[2].id, ids[3]);
+	assert_string_equal(f[2].why, "panic in 3");
+	kpatchcheck_next(p, &s);
+	assert_false(s.done);
+	assert_int_equal(s.index, 4);
+	kpatchcheck_free(p);
+
+	o.stop_at_first = true;
+	p = kpatchcheck_new(ids, NIDS, &o);
+	for (size_t i = 0; i < 3; i++) {
+		kpatchcheck_next(p, &s);
+		kpatchcheck_report(p, KP_OK, NULL);
+	}
+	kpatchcheck_late_failure(p, ids[2], KP_FAIL_BOOT, NULL);
+	kpatchcheck_late_failure(p, ids[1], KP_FAIL_BOOT, "the first");
+	assert_int_equal(kpatchcheck_failures(p, &f), 1);
+	assert_string_equal(f[0].id, ids[1]);
+	assert_string_equal(f[0].why, "the first");
+	kpatchcheck_next(p, &s);
+	assert_true(s.done);
+	kpatchcheck_free(p);
+	(void)state;
+}
+
 static void test_boot_and_test_failures(void **state)
 {
 	struct kp_options o = { .type = KP_TEST };
@@ -914,6 +964,7 @@ int main(void)
 		cmocka_unit_test(test_ignored),
 		cmocka_unit_test(test_go_on),
 		cmocka_unit_test(test_stop_at_first),
+		cmocka_unit_test(test_late_failures),
 		cmocka_unit_test(test_boot_and_test_failures),
 		cmocka_unit_test(test_next_repeats),
 		cmocka_unit_test(test_copies),

@@ -1,20 +1,24 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# A bisect on a pool of boxes (BOXES; ktest/pool.c) on a real git repo with
-# a fake kbuild and boxes made of commands: each box has its own console,
-# power switch and "next boot" file through ${BOX}, and boots the image of
-# its own OUTPUT_DIR (${OUTPUT_DIR}). From commit cF on the kernel panics.
-# For several F, 2 and 3 boxes name the same commit as one box does, in
-# fewer rounds, with boots on every box; box 2 builds in its own work tree;
-# a rerun replays every box's steps from the journal; a bad pool is a
-# config error; BISECT_TRIES falls back to one box.
+# A pool of boxes (BOXES; ktest/pool.c) on a real git repo with a fake
+# kbuild and boxes made of commands: each box has its own console, power
+# switch and "next boot" file through ${BOX}, and boots the image of its own
+# OUTPUT_DIR (${OUTPUT_DIR}). From commit cF on the kernel panics, and the
+# commits in bad_list panic too.
+# Bisect: for several F, 2 and 3 boxes name the same commit as one box
+# does, in fewer rounds, with boots on every box; box b builds in its own
+# work tree; killed in a round, the rerun takes box b's finished step from
+# the journal; a bad pool is a config error; BISECT_TRIES falls back to one
+# box. Patchcheck: 2 boxes report the same failing commits as one box, each
+# commit built once, the boots spread over the boxes; with
+# PATCHCHECK_STOP_AT_FIRST only the first.
 . "$(dirname "$0")/../lib.sh"
 
 cd "$KTEST_TMP" || exit 1
 T=$KTEST_TMP
 src=$T/src
-rm -rf "$src" st-* build-out tmp ./*.conf console-* next-* boots first_bad
+rm -rf "$src" st-* build-out tmp ./*.conf console-* next-* boots first_bad bad_list
 mkdir -p "$src"
 
 g() { git -C "$src" "$@"; }
@@ -64,7 +68,7 @@ rm -f $T/next-\$box
 n=\$(cat \$2/arch/x86/boot/bzImage)
 echo "\$box \$n" >> $T/boots
 sleep 0.3
-if [ "\$n" -ge "\$(cat $T/first_bad)" ]; then
+if [ "\$n" -ge "\$(cat $T/first_bad)" ] || grep -qx "\$n" $T/bad_list 2>/dev/null; then
 	cat $T/panic.log >> $T/console-\$box.log
 else
 	cat $T/good.log >> $T/console-\$box.log
@@ -103,7 +107,7 @@ BISECT_BAD = $c20
 EOF
 	for l in "$@"; do echo "$l"; done
 }
-fresh() { rm -f console-* next-* boots; echo "$1" >first_bad; }
+fresh() { rm -f console-* next-* boots bad_list; echo "$1" >first_bad; }
 culprit() { jq -r '.tests[0].first_bad_commit // "none"' "$1/report.json"; }
 rounds() { grep -c '^Bisecting: ' "$1"; }
 
@@ -192,5 +196,47 @@ check "BISECT_TRIES = 2: it says it uses one box" \
 	grep -q 'BOXES: one box (a): BISECT_TRIES' out
 check "and names c6 (exit $rc)" test "$(culprit st-tries)" = "$c6"
 check "no boot on box b" sh -c "! grep -q '^b ' boots"
+
+# 6. patchcheck: c4, c9 and c10 do not boot; one box and two agree
+pconf() {	# pconf STATE EXTRA...
+	conf "$@" | sed '/^TEST_TYPE = bisect/,$d'
+	printf 'TEST_TYPE = patchcheck\nPATCHCHECK_TYPE = boot\nPATCHCHECK_SLEEP_TIME = 0\n'
+	printf 'PATCHCHECK_START = %s\nPATCHCHECK_END = %s\n' "$c1" "$c12"
+	shift
+	for l in "$@"; do echo "$l"; done
+}
+failing() {	# the cN that the report says break the series
+	sed -n '/break the series:$/,$ s/^  \([0-9a-f]\{12\}\) \(c[0-9]*\): .*/\2/p' "$1" |
+		tr '\n' ' '
+}
+fresh 999
+printf '4\n9\n10\n' >bad_list
+pconf st-pc1 "BOXES = a" >pc1.conf
+run_ktest pc1.conf
+one=$(failing out)
+check "patchcheck, one box: c4, c9 and c10 break the series ($one)" \
+	test "$one" = "c4 c9 c10 "
+fresh 999
+printf '4\n9\n10\n' >bad_list
+pconf st-pc2 "BOXES = a b" >pc2.conf
+run_ktest pc2.conf
+two=$(failing out)
+check "patchcheck, 2 boxes: the same commits ($two)" test "$two" = "$one"
+check "patchcheck, 2 boxes: every commit was booted once" \
+	test "$(wc -l <boots)" = 12
+check "patchcheck, 2 boxes: box b booted half of them" \
+	test "$(grep -c '^b ' boots)" = 6
+check "patchcheck, 2 boxes: each commit was built once (make), its boot took the build from the cache" \
+	sh -c "[ \$(grep -c '^Build done' out) = 12 ] && [ \$(grep -c 'taken from the build cache' out) = 12 ]"
+check "LOG_FILE marks a box's lines too" \
+	grep -q '^\[box b\] NO_INSTALL is set' st-pc2.log
+fresh 999
+printf '4\n9\n10\n' >bad_list
+pconf st-pc3 "BOXES = a b" "PATCHCHECK_STOP_AT_FIRST = 1" >pc3.conf
+run_ktest pc3.conf
+check "patchcheck, 2 boxes, PATCHCHECK_STOP_AT_FIRST: c4 only ($(failing out))" \
+	test "$(failing out)" = "c4 "
+check "and it stopped after c4's round" \
+	test "$(wc -l <boots)" -le 4
 
 finish
