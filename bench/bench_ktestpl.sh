@@ -21,14 +21,16 @@
 #   BENCH_KTESTPL=0   skip this benchmark
 #   BENCH_QUICK=1     only the bisect, only ktest and ktest.pl tuned
 #   BENCH_TESTS, BENCH_TOOLS   or choose: "bisect patchcheck",
-#                     "ours pipelined tuned defaults" (pipelined: ours with
-#                     BISECT_SPECULATE = 1, the bisect only)
+#                     "ours pipelined boxes2 tuned defaults" (pipelined: ours
+#                     with BISECT_SPECULATE = 1; boxes2: ours with BOXES = 1 2,
+#                     two qemu boxes; both the bisect only)
 #   BENCH_TIMEOUT     seconds one run may take (7200)
 #   KTEST, KTEST_LAB  the binary, the lab (default /var/tmp/ktest-lab)
 #
 # Takes the e2e lab lock ($LAB/e2e/run.lock) and leaves the series tree as
-# series.sh leaves it (at s32, clean). Not built yet, so not measured:
-# ktest with 2 boxes.
+# series.sh leaves it (at s32, clean). boxes2 keeps box 2's work tree and
+# output directory in $LAB/bench-boxes2 (its state directory) from run to
+# run, warmed up as OUTPUT_DIR is (the first time, a whole build, untimed).
 # Rows of numbers are split into fields with set -- on purpose:
 # shellcheck disable=SC2046,SC2086
 set -eu
@@ -105,18 +107,19 @@ the_test() {
 	fi
 }
 
-is_ours() { [ "$1" = ours ] || [ "$1" = pipelined ]; }
+is_ours() { [ "$1" = ours ] || [ "$1" = pipelined ] || [ "$1" = boxes2 ]; }
 
 # conf_ours DIR TEST TOOL: pipelined is ours with BISECT_SPECULATE (the
 # next candidates built while the box boots; bisect only)
 conf_ours() {
 	common "$1"
 	[ "$3" = pipelined ] && echo "BISECT_SPECULATE = 1"
+	[ "$3" = boxes2 ] && echo "BOXES = 1 2"
 	cat <<EOF
-STATE_DIR = $1/state
+STATE_DIR = $(state_of "$1" "$3")
 BOX_TYPE = qemu
 NO_INSTALL = 1
-QEMU_KERNEL = $outdir/arch/x86/boot/bzImage
+QEMU_KERNEL = \${OUTPUT_DIR}/arch/x86/boot/bzImage
 QEMU_INITRD = $initrd
 TIMEOUT = 60
 BOOTED_TIMEOUT = 2
@@ -124,6 +127,30 @@ BISECT_SLEEP_TIME = 0
 PATCHCHECK_SLEEP_TIME = 0
 EOF
 	the_test "$2"
+}
+
+# boxes2's state directory outlives the run (box 2's tree and build)
+state_of() {
+	if [ "$2" = boxes2 ]; then
+		echo "$LAB/bench-boxes2"
+	else
+		echo "$1/state"
+	fi
+}
+
+# box 2 of boxes2 as warm as OUTPUT_DIR: its work tree at s32, built
+# there; nothing else of the last run's state (journal, build cache)
+warm_box2() {
+	st=$LAB/bench-boxes2
+	rm -rf "$st/journal" "$st/journal".* "$st/build-cache" "$st/report.json"
+	[ -e "$st/box-2/src/.git" ] || return 0	# ktest adds it (a whole build)
+	git -C "$st/box-2/src" checkout -q -f --detach "$S32" 2>/dev/null || return 0
+	mkdir -p "$st/box-2/out"
+	cp "$full" "$st/box-2/out/.config"
+	(cd "$st/box-2/src" &&
+		sh "$top/bench/ktestpl-make.sh" "$work/warm2.log" O="$st/box-2/out" olddefconfig &&
+		sh "$top/bench/ktestpl-make.sh" "$work/warm2.log" O="$st/box-2/out" -j"$(nproc)") \
+		>"$work/warm2.out" 2>&1 || echo "bench_ktestpl: box 2's warm-up build failed" >&2
 }
 
 # ktest.pl's box: bench/ktestpl-box.sh; tuned: the waits ours uses, and
@@ -212,6 +239,7 @@ run_one() {
 	mkdir -p "$d/tmp"
 	sh "$top/tests/lab/series.sh" tree >/dev/null
 	warm_up
+	[ "$tool" = boxes2 ] && warm_box2
 	mkdir -p "$d/box"
 	if is_ours "$tool"; then
 		conf_ours "$d" "$t" "$tool" >"$d/run.conf"
@@ -248,7 +276,7 @@ run_one() {
 		sh "$top/bench/ktestpl-box.sh" "$boxdir" off
 		boxdir=""
 	else
-		rep=$d/state/report.json
+		rep=$(state_of "$d" "$tool")/report.json
 		rboot=$(jq '[.tests[].steps[].durations.boot // 0] | add // 0 | . * 10 | round / 10' "$rep" 2>/dev/null || echo 0)
 		ttime=$(jq '[.tests[].steps[].durations.test // 0] | add // 0' "$rep" 2>/dev/null || echo 0)
 	fi
@@ -262,7 +290,7 @@ run_one() {
 	# the answer: the first bad commit (12 digits), else the exit code
 	if is_ours "$tool"; then
 		answer=$(jq -r '.tests[0].first_bad_commit // empty' \
-			"$d/state/report.json" 2>/dev/null | cut -c1-12)
+			"$(state_of "$d" "$tool")/report.json" 2>/dev/null | cut -c1-12)
 	else
 		answer=$(grep -aoE 'Bad commit was \[[0-9a-f]+' "$d/stdout" |
 			tail -n 1 | cut -d'[' -f2 | cut -c1-12)
@@ -293,8 +321,9 @@ tests=${BENCH_TESTS:-$tests}
 tools=${BENCH_TOOLS:-$tools}
 for t in $tests; do
 	for tool in $tools; do
-		# BISECT_SPECULATE is the bisect's
-		[ "$tool" = pipelined ] && [ "$t" != bisect ] && continue
+		# BISECT_SPECULATE and BOXES are the bisect's
+		{ [ "$tool" = pipelined ] || [ "$tool" = boxes2 ]; } &&
+			[ "$t" != bisect ] && continue
 		run_one "$tool" "$t"
 	done
 done
@@ -320,7 +349,7 @@ row() {
 }
 for t in $tests; do
 	echo
-	echo "ktest vs ktest.pl: $t of the lab series (1 box; ktest with 2 boxes: not built yet)"
+	echo "ktest vs ktest.pl: $t of the lab series (1 box, and ktest on 2 boxes: their make and boot overlap, so its overhead is not wall - make - boot)"
 	printf '%-26s %8s %6s %5s %8s %8s %9s %8s\n' run wall builds boots "make" boot overhead "ovh/work"
 	for tool in $tools; do
 		r=$(row "$t" "$tool")
@@ -331,6 +360,7 @@ for t in $tests; do
 		name=$tool
 		[ "$tool" = ours ] && name="ktest (1 box)"
 		[ "$tool" = pipelined ] && name="ktest (1 box, pipelined)"
+		[ "$tool" = boxes2 ] && name="ktest (2 boxes)"
 		[ "$tool" = tuned ] && name="ktest.pl tuned"
 		[ "$tool" = defaults ] && name="ktest.pl defaults"
 		printf '%-26s %8s %6s %5s %8s %8s %9s %7s%%\n' "$name" "$3" "$4" \
@@ -364,6 +394,11 @@ for t in $tests; do
 		set -- $r
 		echo "  pipelined: wall < its make + boot: $(met "$3" "$(echo "$5 + $7" | bc)")," \
 			"$(ratio "$3" "$ow") of 1 box"
+	fi
+	r=$(row "$t" boxes2)
+	if [ -n "$r" ]; then
+		set -- $r
+		echo "  2 boxes: wall <= 0.65 x 1 box: $(met "$3" "$(echo "0.65 * $ow" | bc | sed "s/^\./0./")")"
 	fi
 	echo "  answers (first bad commit): $(grep -v '^#' "$raw" |
 		awk -v t="$t" '$1 == t { printf "%s=%s ", $2, $12 }')"
