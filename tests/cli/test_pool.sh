@@ -121,6 +121,8 @@ for f in 1 6 13 20; do
 	one=$(rounds out)
 	check "c$f, one box: it names c$f" test "$(culprit "st-one-$f")" = "$want"
 	for k in 2 3; do
+		# 3 boxes: two of the culprits are enough
+		[ "$k" = 3 ] && { [ "$f" = 1 ] || [ "$f" = 13 ]; } && continue
 		fresh "$f"
 		if [ "$k" = 2 ]; then
 			conf "st-$k-$f" "BOXES = a b" >pool.conf
@@ -197,11 +199,11 @@ check "BISECT_TRIES = 2: it says it uses one box" \
 check "and names c6 (exit $rc)" test "$(culprit st-tries)" = "$c6"
 check "no boot on box b" sh -c "! grep -q '^b ' boots"
 
-# 6. patchcheck: c4, c9 and c10 do not boot; one box and two agree
+# 6. patchcheck of c1..c8: c4 and c7 do not boot; one box and two agree
 pconf() {	# pconf STATE EXTRA...
 	conf "$@" | sed '/^TEST_TYPE = bisect/,$d'
 	printf 'TEST_TYPE = patchcheck\nPATCHCHECK_TYPE = boot\nPATCHCHECK_SLEEP_TIME = 0\n'
-	printf 'PATCHCHECK_START = %s\nPATCHCHECK_END = %s\n' "$c1" "$c12"
+	printf 'PATCHCHECK_START = %s\nPATCHCHECK_END = %s\n' "$c1" "$c8"
 	shift
 	for l in "$@"; do echo "$l"; done
 }
@@ -210,28 +212,28 @@ failing() {	# the cN that the report says break the series
 		tr '\n' ' '
 }
 fresh 999
-printf '4\n9\n10\n' >bad_list
+printf '4\n7\n' >bad_list
 pconf st-pc1 "BOXES = a" >pc1.conf
 run_ktest pc1.conf
 one=$(failing out)
-check "patchcheck, one box: c4, c9 and c10 break the series ($one)" \
-	test "$one" = "c4 c9 c10 "
+check "patchcheck, one box: c4 and c7 break the series ($one)" \
+	test "$one" = "c4 c7 "
 fresh 999
-printf '4\n9\n10\n' >bad_list
+printf '4\n7\n' >bad_list
 pconf st-pc2 "BOXES = a b" >pc2.conf
 run_ktest pc2.conf
 two=$(failing out)
 check "patchcheck, 2 boxes: the same commits ($two)" test "$two" = "$one"
 check "patchcheck, 2 boxes: every commit was booted once" \
-	test "$(wc -l <boots)" = 12
+	test "$(wc -l <boots)" = 8
 check "patchcheck, 2 boxes: box b booted half of them" \
-	test "$(grep -c '^b ' boots)" = 6
+	test "$(grep -c '^b ' boots)" = 4
 check "patchcheck, 2 boxes: each commit was built once (make), its boot took the build from the cache" \
-	sh -c "[ \$(grep -c '^Build done' out) = 12 ] && [ \$(grep -c 'taken from the build cache' out) = 12 ]"
+	sh -c "[ \$(grep -c '^Build done' out) = 8 ] && [ \$(grep -c 'taken from the build cache' out) = 8 ]"
 check "LOG_FILE marks a box's lines too" \
 	grep -q '^\[box b\] NO_INSTALL is set' st-pc2.log
 fresh 999
-printf '4\n9\n10\n' >bad_list
+printf '4\n7\n' >bad_list
 pconf st-pc3 "BOXES = a b" "PATCHCHECK_STOP_AT_FIRST = 1" >pc3.conf
 run_ktest pc3.conf
 check "patchcheck, 2 boxes, PATCHCHECK_STOP_AT_FIRST: c4 only ($(failing out))" \
