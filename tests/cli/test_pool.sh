@@ -19,35 +19,8 @@ cd "$KTEST_TMP" || exit 1
 T=$KTEST_TMP
 src=$T/src
 rm -rf "$src" st-* build-out tmp ./*.conf console-* next-* boots first_bad bad_list
-mkdir -p "$src"
-
-g() { git -C "$src" "$@"; }
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@t GIT_COMMITTER_NAME=t \
-	GIT_COMMITTER_EMAIL=t@t GIT_CONFIG_NOSYSTEM=1 HOME=$T
-
-# the "kernel" is the commit number
-cat >"$src/Makefile" <<EOF
-O ?= .
-all:
-	@mkdir -p \$(O)/arch/x86/boot && cat version > \$(O)/arch/x86/boot/bzImage
-mrproper:
-	@rm -rf \$(O)/.config \$(O)/arch
-olddefconfig oldnoconfig oldconfig:
-	@touch \$(O)/.config
-kernelrelease:
-	@echo 6.1.0-t
-EOF
-echo 0 >"$src/version"
-g init -q
-g add Makefile version
-g commit -q -m "c0: the tree"
-for n in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-	echo "$n" >"$src/version"
-	g add version
-	g commit -q -m "c$n: change $n"
-	eval "c$n=\$(g rev-parse HEAD)"
-done
-c0=$(g rev-list --max-parents=0 HEAD)
+. "$KTEST_SRC/tests/cli/series.inc"
+make_series "$src" 20
 
 cat >good.log <<'EOF'
 [    0.000000] Linux version 6.1.0-t (t@t) #1
