@@ -140,44 +140,42 @@ static int step_opts(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 	return 0;
 }
 
-static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
-			struct strmap *subjects)
+/*
+ * One commit's step, reported: all of it on one box; with a pool, its
+ * build only ("patchcheck-build", kept in the build cache for the box
+ * that boots it). *passed: it did.
+ */
+static int check_one(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
+		     const struct kp_step *st, struct strmap *subjects,
+		     struct kp_seen *seen, const char *bt, bool build_only,
+		     bool *passed)
 {
-	struct kp_seen *seen = kp_seen_new();
-	const char *min = krun_opt(r, KOPT_MIN_CONFIG);
-	char *bt = min && *min ? xasprintf("useconfig:%s", min) : xstrdup("oldconfig");
-	int ret = 0;
+	struct kstep_opts o;
+	struct kstep_result res;
+	char **touched, what[32];
+	size_t ntouched;
+	int ret;
 
-	for (;;) {
-		struct kp_step st;
-		struct kstep_opts o;
-		struct kstep_result res;
-		char **touched, what[32];
-		size_t ntouched;
-
-		kpatchcheck_next(p, &st);
-		if (st.done)
-			break;
-		if (step_opts(r, v, p, &st, subjects, seen, &o, &touched,
-			      &ntouched)) {
-			ret = -1;
-			break;
-		}
-		o.build_type = bt;
-		krun_print(r, "\nProcessing commit \"%.12s %s\" (%zu of %zu)\n",
-			   st.id, o.subject ? o.subject : "", st.index + 1,
-			   kpatchcheck_total(p));
-		snprintf(what, sizeof(what), "commit %.12s", st.id);
-		/* INFRA retried; once the retries are spent, the run stops */
-		ret = krun_step_retry(r, &o, what, &res);
-		kvcs_free_paths(touched, ntouched);
-		if (ret)
-			break;
-		kpatchcheck_report(p, to_stage(&res), res.why[0] ? res.why : NULL);
+	if (step_opts(r, v, p, st, subjects, seen, &o, &touched, &ntouched))
+		return -1;
+	o.build_type = bt;
+	if (build_only) {
+		o.kind = "patchcheck-build";
+		o.level = KSTEP_BUILD;
+		o.cache_store = true;
 	}
-	free(bt);
-	kp_seen_free(seen);
-	return ret;
+	krun_print(r, "\nProcessing commit \"%.12s %s\" (%zu of %zu)%s\n",
+		   st->id, o.subject ? o.subject : "", st->index + 1,
+		   kpatchcheck_total(p), build_only ? ": its build" : "");
+	snprintf(what, sizeof(what), "commit %.12s", st->id);
+	/* INFRA retried; once the retries are spent, the run stops */
+	ret = krun_step_retry(r, &o, what, &res);
+	kvcs_free_paths(touched, ntouched);
+	if (ret)
+		return -1;
+	kpatchcheck_report(p, to_stage(&res), res.why[0] ? res.why : NULL);
+	*passed = to_stage(&res) == KP_OK;
+	return 0;
 }
 
 /* Boots (tests) ids[0..n) at once, one a box; their failures recorded late. */
@@ -221,54 +219,33 @@ static int boot_round(struct krun *r, struct kpool *pool, struct kpatchcheck *p,
 }
 
 /*
- * BOXES: builds in order in BUILD_DIR (warnings judged as on one box),
- * and every pool-full of good builds booted at once.
+ * The series in order. With a pool (BOXES), only the builds are made
+ * here, in order in BUILD_DIR (warnings judged as on one box), and every
+ * pool-full of good builds is booted at once.
  */
-static int check_series_pool(struct krun *r, struct kvcs *v,
-			     struct kpatchcheck *p, struct strmap *subjects,
-			     struct kpool *pool)
+static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
+			struct strmap *subjects, struct kpool *pool)
 {
 	struct kp_seen *seen = kp_seen_new();
 	const char *min = krun_opt(r, KOPT_MIN_CONFIG);
 	char *bt = min && *min ? xasprintf("useconfig:%s", min) : xstrdup("oldconfig");
 	char *ids[KPOOL_MAX];
 	size_t nb = 0;
-	bool done = false;
+	bool done = false, passed;
 	int ret = 0;
 
 	while (!ret && !done) {
 		struct kp_step st;
-		struct kstep_opts o;
-		struct kstep_result res;
-		char **touched, what[40];
-		size_t ntouched;
 
 		kpatchcheck_next(p, &st);
 		done = st.done;
 		if (!done) {
-			if (step_opts(r, v, p, &st, subjects, seen, &o, &touched,
-				      &ntouched)) {
-				ret = -1;
-				break;
-			}
-			o.kind = "patchcheck-build";
-			o.level = KSTEP_BUILD;
-			o.build_type = bt;
-			o.cache_store = true;
-			krun_print(r, "\nProcessing commit \"%.12s %s\" (%zu of %zu): its build\n",
-				   st.id, o.subject ? o.subject : "",
-				   st.index + 1, kpatchcheck_total(p));
-			snprintf(what, sizeof(what), "commit %.12s", st.id);
-			ret = krun_step_retry(r, &o, what, &res);
-			kvcs_free_paths(touched, ntouched);
-			if (ret)
-				break;
-			kpatchcheck_report(p, to_stage(&res),
-					   res.why[0] ? res.why : NULL);
-			if (to_stage(&res) == KP_OK)
+			ret = check_one(r, v, p, &st, subjects, seen, bt,
+					pool != NULL, &passed);
+			if (!ret && pool && passed)
 				ids[nb++] = xstrdup(st.id);
 		}
-		if (nb && (nb == pool->n || done)) {
+		if (!ret && nb && (nb == pool->n || done)) {
 			ret = boot_round(r, pool, p, subjects, ids, nb, bt);
 			for (size_t k = 0; k < nb; k++)
 				free(ids[k]);
@@ -378,8 +355,7 @@ int krun_patchcheck(struct krun *r)
 		kpool_free(pool);
 		pool = NULL;
 	}
-	if (pool ? check_series_pool(r, v, p, &subjects, pool) :
-	    check_series(r, v, p, &subjects))
+	if (check_series(r, v, p, &subjects, pool))
 		goto out;
 	ret = verdict(r, p, &subjects);
 out:
