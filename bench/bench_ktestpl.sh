@@ -145,12 +145,7 @@ warm_box2() {
 	rm -rf "$st/journal" "$st/journal".* "$st/build-cache" "$st/report.json"
 	[ -e "$st/box-2/src/.git" ] || return 0	# ktest adds it (a whole build)
 	git -C "$st/box-2/src" checkout -q -f --detach "$S32" 2>/dev/null || return 0
-	mkdir -p "$st/box-2/out"
-	cp "$full" "$st/box-2/out/.config"
-	(cd "$st/box-2/src" &&
-		sh "$top/bench/ktestpl-make.sh" "$work/warm2.log" O="$st/box-2/out" olddefconfig &&
-		sh "$top/bench/ktestpl-make.sh" "$work/warm2.log" O="$st/box-2/out" -j"$(nproc)") \
-		>"$work/warm2.out" 2>&1 || echo "bench_ktestpl: box 2's warm-up build failed" >&2
+	warm_up "$st/box-2/src" "$st/box-2/out" "box 2's "
 }
 
 # ktest.pl's box: bench/ktestpl-box.sh; tuned: the waits ours uses, and
@@ -191,15 +186,16 @@ EOF
 now() { date +%s.%N; }
 real_qemu=$(command -v qemu-system-x86_64)
 
-# before each run, untimed: OUTPUT_DIR built at s32 from the lab's config,
-# so every run starts from the same build state
+# warm_up SRC OUT [WHOSE]: before each run, untimed: OUT (OUTPUT_DIR)
+# built from SRC at s32 with the lab's config, so every run starts from the
+# same build state
 warm_up() {
-	mkdir -p "$outdir"
-	cp "$full" "$outdir/.config"
-	(cd "$SERIES_TREE" &&
-		sh "$top/bench/ktestpl-make.sh" "$work/warm.log" O="$outdir" olddefconfig &&
-		sh "$top/bench/ktestpl-make.sh" "$work/warm.log" O="$outdir" -j"$(nproc)") \
-		>"$work/warm.out" 2>&1 || echo "bench_ktestpl: warm-up build failed" >&2
+	mkdir -p "$2"
+	cp "$full" "$2/.config"
+	(cd "$1" &&
+		sh "$top/bench/ktestpl-make.sh" "$work/warm.log" O="$2" olddefconfig &&
+		sh "$top/bench/ktestpl-make.sh" "$work/warm.log" O="$2" -j"$(nproc)") \
+		>"$work/warm.out" 2>&1 || echo "bench_ktestpl: ${3:-}warm-up build failed" >&2
 }
 
 # make.log lines "T0 T1 RC ARGS": the sum of durations; builds are the
@@ -238,7 +234,7 @@ run_one() {
 	d=$work/$tool-$t
 	mkdir -p "$d/tmp"
 	sh "$top/tests/lab/series.sh" tree >/dev/null
-	warm_up
+	warm_up "$SERIES_TREE" "$outdir"
 	[ "$tool" = boxes2 ] && warm_box2
 	mkdir -p "$d/box"
 	if is_ours "$tool"; then
