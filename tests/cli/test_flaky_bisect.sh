@@ -53,41 +53,13 @@ else
 	cat $T/good.log >> $T/console.log
 fi
 EOF
-printf 'Host 127.0.0.1\n\tPort 1\n' >ssh_config
-
 conf() {	# conf STATE EXTRA...
 	st=$1
 	shift
-	cat <<EOF
-MACHINE = 127.0.0.1
-BUILD_DIR = $src
-OUTPUT_DIR = $T/build-out
-TMP_DIR = $T/tmp
-STATE_DIR = $T/$st
-LOG_FILE = $T/$st.log
-LOCALVERSION = -t
-NO_INSTALL = 1
-SSH_CONFIG = $T/ssh_config
-CONNECT_TIMEOUT = 1
-POWER_CYCLE = sh $T/boot.sh
-REBOOT_TYPE = script
-REBOOT_SCRIPT = sh -c 'echo test > $T/next'
-CONSOLE = tail -n +1 -F $T/console.log
-SUCCESS_LINE = login:
-BOOTED_TIMEOUT = 0
-STOP_AFTER_FAILURE = 0
-TIMEOUT = 5
-BISECT_SLEEP_TIME = 0
-TEST_START
-TEST_TYPE = bisect
-BISECT_TYPE = boot
-BISECT_GOOD = $c0
-BISECT_BAD = $c12
-EOF
-	for l in "$@"; do echo "$l"; done
+	series_conf "$st" "sh $T/boot.sh" "sh -c 'echo test > $T/next'" \
+		"tail -n +1 -F $T/console.log" "$c12" "$@"
 }
 fresh() { : >console.log; rm -f next boots; echo "$1" >seed; }
-culprit() { jq -r '.tests[0].first_bad_commit // "none"' "$1/report.json"; }
 name() {	# the cN of an id
 	for n in 0 1 2 3 4 5 6 7 8 9 10 11 12; do
 		eval "[ \"\$1\" = \"\$c$n\" ] && echo c$n"

@@ -47,41 +47,14 @@ else
 	cat $T/good.log >> $T/console-\$box.log
 fi
 EOF
-printf 'Host 127.0.0.1\n\tPort 1\n' >ssh_config
-
 conf() {	# conf STATE EXTRA...
 	st=$1
 	shift
-	cat <<EOF
-MACHINE = 127.0.0.1
-BUILD_DIR = $src
-OUTPUT_DIR = $T/build-out
-TMP_DIR = $T/tmp
-STATE_DIR = $T/$st
-LOG_FILE = $T/$st.log
-LOCALVERSION = -t
-NO_INSTALL = 1
-SSH_CONFIG = $T/ssh_config
-CONNECT_TIMEOUT = 1
-POWER_CYCLE = sh $T/boot.sh \${BOX} \${OUTPUT_DIR}
-REBOOT_TYPE = script
-REBOOT_SCRIPT = sh -c 'echo test > $T/next-\${BOX}'
-CONSOLE = tail -n +1 -F $T/console-\${BOX}.log
-SUCCESS_LINE = login:
-BOOTED_TIMEOUT = 0
-STOP_AFTER_FAILURE = 0
-TIMEOUT = 5
-BISECT_SLEEP_TIME = 0
-TEST_START
-TEST_TYPE = bisect
-BISECT_TYPE = boot
-BISECT_GOOD = $c0
-BISECT_BAD = $c20
-EOF
-	for l in "$@"; do echo "$l"; done
+	series_conf "$st" "sh $T/boot.sh \${BOX} \${OUTPUT_DIR}" \
+		"sh -c 'echo test > $T/next-\${BOX}'" \
+		"tail -n +1 -F $T/console-\${BOX}.log" "$c20" "$@"
 }
 fresh() { rm -f console-* next-* boots bad_list; echo "$1" >first_bad; }
-culprit() { jq -r '.tests[0].first_bad_commit // "none"' "$1/report.json"; }
 rounds() { grep -c '^Bisecting: ' "$1"; }
 
 # 1. one box, 2 boxes and 3 boxes agree, for culprits all over the range
