@@ -18,14 +18,6 @@ rm -rf "$src" "$T/src2" "$T/src3" st-* build-out tmp ./*.conf console.log next s
 . "$KTEST_SRC/tests/cli/series.inc"
 make_series "$src" 12
 
-cat >good.log <<'EOF'
-[    0.000000] Linux version 6.1.0-t (t@t) #1
-box login:
-EOF
-cat >panic.log <<'EOF'
-[    0.000000] Linux version 6.1.0-t (t@t) #1
-[    0.500000] Kernel panic - not syncing: the flaky bug
-EOF
 # POWER_CYCLE: the test kernel when REBOOT_SCRIPT chose it, else the good
 # one; the test kernel of c5 and later panics when the generator says so
 cat >boot.sh <<EOF
@@ -110,15 +102,7 @@ check "with another seed, c5 again (exit $rc, $(wc -l <boots) boots)" \
 # 4. killed in the middle of a flaky bisect, the rerun ends the same way
 fresh 7
 conf st-kill "BISECT_FLAKY = 1" "BISECT_CONFIDENCE = 90" >kill.conf
-"$KTEST" kill.conf >out 2>err </dev/null &
-pid=$!
-i=0
-while [ "$(cat boots 2>/dev/null | wc -l)" -lt 15 ] && [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-kill -9 "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
+kill_after_boots kill.conf 15
 before=$(wc -l <boots)
 run_ktest kill.conf
 check "killed after $before boots, the rerun names c5 too (exit $rc)" \

@@ -22,14 +22,6 @@ rm -rf "$src" st-* build-out tmp ./*.conf console-* next-* boots first_bad bad_l
 . "$KTEST_SRC/tests/cli/series.inc"
 make_series "$src" 20
 
-cat >good.log <<'EOF'
-[    0.000000] Linux version 6.1.0-t (t@t) #1
-box login:
-EOF
-cat >panic.log <<'EOF'
-[    0.000000] Linux version 6.1.0-t (t@t) #1
-[    0.500000] Kernel panic - not syncing: the bug
-EOF
 # POWER_CYCLE BOX OUTPUT_DIR: the test kernel of that box when its
 # REBOOT_SCRIPT chose it, else its good one (silent: no line of it can be
 # read as the next boot's); a boot takes a moment, so the boxes overlap
@@ -107,15 +99,7 @@ check "the report and the journal hold every box's steps ($steps, $journalled)" 
 # (box b's too) from the journal and names the same commit
 fresh 9
 conf st-kill "BOXES = a b" >kill.conf
-"$KTEST" kill.conf >out 2>err </dev/null &
-pid=$!
-i=0
-while [ "$(cat boots 2>/dev/null | wc -l)" -lt 3 ] && [ $i -lt 300 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-kill -9 "$pid" 2>/dev/null
-wait "$pid" 2>/dev/null
+kill_after_boots kill.conf 3
 sleep 1
 cp out out-killed
 b1=$(sed -n 's/^\[\([0-9a-f]\{12\}\).* (box b)$/\1/p' out-killed | head -n 1)
