@@ -722,7 +722,7 @@ void krun_lab_settle(struct krun *r, long sleep_ms)
 	if (!l || !l->power)
 		return;
 	if (l->qemu) {
-		kpower_off(l->power);
+		kpower_qemu_stop(l->power);
 		return;
 	}
 	memset(&rr, 0, sizeof(rr));

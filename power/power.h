@@ -78,6 +78,13 @@ struct kqemu_opts {
 };
 struct kpower *kpower_qemu_new(const struct kqemu_opts *o, char *err,
 			       size_t errlen);
+/*
+ * Starts switching the box off and returns at once: SIGTERM, no wait.
+ * The next on(), off(), state() or free() reaps qemu (on() and off() wait
+ * for it, up to stop_ms, then SIGKILL). For the run's steps: the box is
+ * off while the next kernel builds, and nobody waits for qemu's exit.
+ */
+void kpower_qemu_stop(struct kpower *p);
 /* The command line after "console=ttyS0 panic=-1", from the next on(). */
 void kpower_qemu_set_append(struct kpower *p, const char *append);
 /* The console spec of the box's serial line: "pty:/dev/pts/N". */

@@ -427,6 +427,8 @@ static int check_file(struct kpower *p, const char *what, const char *path,
 	return -1;
 }
 
+static int qemu_off(struct kpower *p);
+
 static int qemu_on(struct kpower *p)
 {
 	struct qemu_box *b = p->priv;
@@ -437,6 +439,8 @@ static int qemu_on(struct kpower *p)
 	ssize_t n;
 
 	p->err[0] = '\0';
+	if (b->pid && b->stopping && qemu_off(p) < 0)
+		return -1;	/* kpower_qemu_stop() asked it to end: wait */
 	if (b->pid && !wait_exit(p, 0))
 		return 0;	/* already on */
 	if (check_file(p, "kernel image", b->kernel, "install a kernel first") ||
@@ -506,6 +510,17 @@ fail:
 	snprintf(p->err, sizeof(p->err), "qemu box: cannot stop %s (pid %d): %s",
 		 b->qemu, (int)b->pid, strerror(errno));
 	return -1;
+}
+
+void kpower_qemu_stop(struct kpower *p)
+{
+	struct qemu_box *b = box_of(p);
+
+	if (!b || !b->pid || wait_exit(p, 0))
+		return;
+	/* reaped by the next on(), off(), state() or free() */
+	if (kill(b->pid, SIGTERM) == 0 || errno == ESRCH)
+		b->stopping = true;
 }
 
 static int qemu_cycle(struct kpower *p)

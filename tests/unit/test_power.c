@@ -4,7 +4,7 @@
  * message carries the option, the command, how it ended and its output),
  * hang (killed at the timeout, the whole group: a backgrounded child too),
  * die of a signal, print too much; options left unset; on = cycle; state
- * unknown.
+ * unknown. The qemu box's kpower_qemu_stop() with a stand-in qemu.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,11 +12,13 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -206,6 +208,94 @@ static void test_long_output(void **state)
 	kpower_free(p);
 }
 
+/* A stand-in for qemu-system-x86_64: a script running sleep, dying of SIGTERM or not. */
+static void fake_qemu(char *path, size_t len, bool ignores_term)
+{
+	FILE *f;
+
+	scratch(path, len);
+	f = fopen(path, "we");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n%sexec sleep 60\n",
+		ignores_term ? "trap '' TERM\n" : "");
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static struct kpower *fake_box(const char *qemu, long stop_ms)
+{
+	struct kqemu_opts o = { .kernel = qemu, .qemu = qemu, .stop_ms = stop_ms };
+	struct kpower *p;
+	char err[512];
+
+	p = kpower_qemu_new(&o, err, sizeof(err));
+	if (!p)
+		fail_msg("kpower_qemu_new: %s", err);
+	if (kpower_on(p) < 0)
+		fail_msg("kpower_on: %s", p->err);
+	return p;
+}
+
+static bool gone(int pid)
+{
+	return kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+/*
+ * kpower_qemu_stop(): SIGTERM and back, no wait; the next on() waits for
+ * that qemu to end (SIGKILL after stop_ms if it ignores SIGTERM), reaps it
+ * and starts a new one.
+ */
+static void test_qemu_stop(void **state)
+{
+	char meek[256], stubborn[256];
+	struct kpower *p, *cmd;
+	int pid;
+
+	(void)state;
+	fake_qemu(meek, sizeof(meek), false);
+	fake_qemu(stubborn, sizeof(stubborn), true);
+
+	p = fake_box(meek, 3000);
+	pid = kpower_qemu_pid(p);
+	assert_true(pid > 0);
+	kpower_qemu_stop(p);
+	assert_int_equal(kpower_on(p), 0);
+	assert_true(kpower_qemu_pid(p) > 0);
+	assert_int_not_equal(kpower_qemu_pid(p), pid);
+	assert_true(gone(pid));		/* ended and reaped */
+	assert_string_equal(p->err, "");
+	pid = kpower_qemu_pid(p);
+	kpower_qemu_stop(p);
+	kpower_free(p);
+	assert_true(gone(pid));
+
+	/* SIGTERM only: a qemu that ignores it still runs, until on() kills it */
+	p = fake_box(stubborn, 200);
+	pid = kpower_qemu_pid(p);
+	kpower_qemu_stop(p);
+	usleep(300 * 1000);
+	assert_int_equal(kill(pid, 0), 0);
+	assert_int_equal(kpower_on(p), 0);
+	assert_int_not_equal(kpower_qemu_pid(p), pid);
+	assert_true(gone(pid));
+	assert_string_equal(p->err, "");
+	kpower_free(p);
+
+	/* a box that is off, and a box that is not qemu: nothing happens */
+	p = fake_box(meek, 3000);
+	assert_int_equal(kpower_off(p), 0);
+	kpower_qemu_stop(p);
+	assert_int_equal(kpower_state(p), KPOWER_OFF);
+	kpower_free(p);
+	cmd = kpower_command_new("true", NULL, 5000);
+	kpower_qemu_stop(cmd);
+	kpower_free(cmd);
+	kpower_qemu_stop(NULL);
+	unlink(meek);
+	unlink(stubborn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_on_is_cycle),
 		cmocka_unit_test(test_state_unknown),
 		cmocka_unit_test(test_long_output),
+		cmocka_unit_test(test_qemu_stop),
 	};
 
 	/* the killed background helper comes to us, so we can see it die */
