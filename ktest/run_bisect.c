@@ -1062,7 +1062,7 @@ int krun_bisect(struct krun *r)
 	if (endpoints(&s, &rp, &have_replay) || start(&s, &rp, have_replay))
 		goto out;
 	ret = loop(&s);
-	if (have_head && kvcs_checkout(s.v, head.id, true))
+	if (have_head && kvcs_checkout_again(s.v, head.id))
 		krun_print(r, "ktest: cannot put BUILD_DIR back at %.12s: %s\n",
 			   head.id, kvcs_error(s.v));
 out:

@@ -361,7 +361,7 @@ int krun_patchcheck(struct krun *r)
 out:
 	/* the tree goes back where it was (ktest.pl left the last commit) */
 	if (have_head) {
-		if (kvcs_checkout(v, head.id, true))
+		if (kvcs_checkout_again(v, head.id))
 			krun_print(r, "ktest: cannot put BUILD_DIR back at %.12s: %s\n",
 				   head.id, kvcs_error(v));
 		kvcs_commit_clear(&head);

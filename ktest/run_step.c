@@ -344,7 +344,8 @@ static int step_checkout(struct krun *r, const struct kstep_opts *o,
 		krun_print(r, "%s: nothing to test\n", kvcs_error(v));
 		return 1;
 	}
-	if (kvcs_checkout(v, o->commit, o->force_checkout)) {
+	if (o->force_checkout ? kvcs_checkout_again(v, o->commit) :
+	    kvcs_checkout(v, o->commit, false)) {
 		krun_print(r, "ktest: cannot check out %.12s in BUILD_DIR: %s\n",
 			   o->commit, kvcs_error(v));
 		return -1;

@@ -79,7 +79,7 @@ static struct kvcs *worktree_at(struct kspec *sp, struct kvcs *w,
 		w = kvcs_open(sp->src, err, sizeof(err));
 	free(gitfile);
 	if (w) {
-		if (kvcs_checkout(w, id, true) == 0)
+		if (kvcs_checkout_again(w, id) == 0)
 			return w;
 		fprintf(log, "spec: checkout of %s: %s\n", id, kvcs_error(w));
 		kvcs_close(w);

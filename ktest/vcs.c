@@ -37,6 +37,7 @@ struct kvcs {
 	git_repository *repo;
 	char *path;
 	char err[1024];
+	bool synced;	/* a checkout left the work tree as the index */
 };
 
 /* Our own branch for a worktree while git_worktree_add() needs one. */
@@ -2184,6 +2185,7 @@ int kvcs_checkout(struct kvcs *v, const char *id, bool force)
 		git_fail(v, "checked out '%s' but can't detach HEAD at it", id);
 		goto out;
 	}
+	v->synced = true;
 	ret = 0;
 out:
 	kvcs_free_paths(dirty, ndirty);
@@ -2192,6 +2194,82 @@ out:
 	sbuf_free(&b);
 	git_commit_free(c);
 	return ret;
+}
+
+/* The paths where the index and tree differ (both sides of each change). */
+static int index_changes(struct kvcs *v, git_tree *tree, git_index *idx,
+			 struct strvec *paths)
+{
+	git_diff *diff = NULL;
+
+	if (git_diff_tree_to_index(&diff, v->repo, tree, idx, NULL) < 0)
+		return git_fail(v, "can't compare the index of %s with a commit",
+				v->path);
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		if (d->old_file.path)
+			strvec_push(paths, d->old_file.path);
+		if (d->new_file.path && (!d->old_file.path ||
+		    strcmp(d->new_file.path, d->old_file.path)))
+			strvec_push(paths, d->new_file.path);
+	}
+	git_diff_free(diff);
+	return 0;
+}
+
+int kvcs_checkout_changed(struct kvcs *v, const char *id)
+{
+	struct strvec paths = { 0 };
+	git_checkout_options co;
+	git_index *idx = NULL;
+	git_tree *tree = NULL;
+	git_commit *c;
+	int ret = -1;
+
+	if (!v)
+		return bad_args(v, "kvcs_checkout_changed");
+	if (lookup_commit(v, id, &c) < 0)
+		return -1;
+	/* as on disk: another handle (a speculative build) may have moved it */
+	if (git_repository_index(&idx, v->repo) < 0 ||
+	    git_index_read(idx, false) < 0 || git_commit_tree(&tree, c) < 0) {
+		git_fail(v, "can't read '%s' or the index of %s", id, v->path);
+		goto out;
+	}
+	if (index_changes(v, tree, idx, &paths) < 0)
+		goto out;
+	/* no paths would mean every path to libgit2 */
+	if (paths.n) {
+		git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
+		co.checkout_strategy = GIT_CHECKOUT_FORCE |
+				       GIT_CHECKOUT_DISABLE_PATHSPEC_MATCH;
+		co.baseline_index = idx;
+		co.paths.strings = paths.v;
+		co.paths.count = paths.n;
+		if (git_checkout_tree(v->repo, (git_object *)c, &co) < 0) {
+			git_fail(v, "can't check out '%s' in %s", id, v->path);
+			goto out;
+		}
+	}
+	if (git_repository_set_head_detached(v->repo, git_commit_id(c)) < 0) {
+		git_fail(v, "checked out '%s' but can't detach HEAD at it", id);
+		goto out;
+	}
+	ret = 0;
+out:
+	strvec_clear(&paths);
+	git_tree_free(tree);
+	git_index_free(idx);
+	git_commit_free(c);
+	return ret;
+}
+
+int kvcs_checkout_again(struct kvcs *v, const char *id)
+{
+	if (v && v->synced)
+		return kvcs_checkout_changed(v, id);
+	return kvcs_checkout(v, id, true);
 }
 
 int kvcs_checkout_revert(struct kvcs *v, const char *onto, const char *revert,

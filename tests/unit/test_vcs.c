@@ -1072,6 +1072,111 @@ static void test_checkout(void **state)
 	free_small(&s);
 }
 
+/*
+ * kvcs_checkout_changed(): only the files where the index and the target
+ * differ are written; a local change elsewhere stays (as "git checkout").
+ */
+static void test_checkout_changed(void **state)
+{
+	const char *all[] = { "a", "dir/c", "e", "k" };
+	const char *c2_files[] = { "a", "b", "dir/c", "k" };
+	struct small s;
+	struct kvcs *v;
+	char *txt;
+
+	make_small(&s);
+	v = open_ok(s.dir);
+	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+
+	/* c4 -> c2: a and dir/c rewritten, e goes, b comes; k's local change stays */
+	age_all(s.dir, all, 4);
+	put(s.dir, "junk.o", "untracked\n");
+	put(s.dir, "k", "mine\n");
+	age(s.dir, "k");
+	assert_int_equal(kvcs_checkout_changed(v, s.h_c2), 0);
+	assert_head_detached_at(s.r, s.h_c2);
+	txt = slurp(s.dir, "a");
+	assert_string_equal(txt, "a2\n");
+	free(txt);
+	txt = slurp(s.dir, "dir/c");
+	assert_string_equal(txt, "c1\n");
+	free(txt);
+	txt = slurp(s.dir, "b");
+	assert_string_equal(txt, "b1\n");
+	free(txt);
+	assert_false(exists(s.dir, "e"));
+	txt = slurp(s.dir, "k");
+	assert_string_equal(txt, "mine\n");
+	free(txt);
+	assert_true(is_old(s.dir, "k"));
+	assert_true(exists(s.dir, "junk.o"));
+	{
+		const char *want[] = { "k" };
+
+		assert_dirty(v, want, 1);
+	}
+
+	/* nothing differs: nothing is written */
+	age_all(s.dir, c2_files, 4);
+	assert_int_equal(kvcs_checkout_changed(v, s.h_c2), 0);
+	for (size_t i = 0; i < 4; i++)
+		assert_true(is_old(s.dir, c2_files[i]));
+
+	/* after a revert on top (work tree and index as the revert left them) */
+	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+	{
+		bool conflicts;
+
+		assert_int_equal(kvcs_checkout_revert(v, s.h_c4, s.h_c4,
+						      &conflicts), 0);
+	}
+	txt = slurp(s.dir, "a");
+	assert_string_equal(txt, "a2\n");
+	free(txt);
+	assert_int_equal(kvcs_checkout_changed(v, s.h_c4), 0);
+	txt = slurp(s.dir, "a");
+	assert_string_equal(txt, "a4\n");
+	free(txt);
+	assert_dirty(v, NULL, 0);
+
+	/* another handle moved the tree (a speculative build in place) */
+	{
+		struct kvcs *other = open_ok(s.dir);
+
+		assert_int_equal(kvcs_checkout_changed(v, s.h_c3), 0);
+		assert_int_equal(kvcs_checkout_again(other, s.h_c2), 0);
+		kvcs_close(other);
+	}
+	assert_int_equal(kvcs_checkout_again(v, s.h_c4), 0);
+	assert_false(exists(s.dir, "b"));
+	txt = slurp(s.dir, "e");
+	assert_string_equal(txt, "e3\n");
+	free(txt);
+	txt = slurp(s.dir, "a");
+	assert_string_equal(txt, "a4\n");
+	free(txt);
+	assert_dirty(v, NULL, 0);
+
+	assert_int_equal(kvcs_checkout_changed(v, "nope"), -1);
+	assert_err_has(v, "unknown revision 'nope'");
+	assert_int_equal(kvcs_checkout_changed(NULL, s.h_c4), -1);
+	kvcs_close(v);
+
+	/* git agrees: HEAD at c4, work tree clean */
+	{
+		struct sbuf out;
+
+		sbuf_init(&out);
+		assert_int_equal(run(&out, "git -C %s status --porcelain --untracked-files=no",
+				     s.dir), 0);
+		assert_string_equal(sbuf_str(&out), "");
+		assert_int_equal(run(&out, "git -C %s rev-parse HEAD", s.dir), 0);
+		assert_memory_equal(out.buf, s.h_c4, 40);
+		sbuf_free(&out);
+	}
+	free_small(&s);
+}
+
 /* ---- worktrees ---- */
 
 static bool has_branch(git_repository *r, const char *name)
@@ -2093,6 +2198,7 @@ int main(void)
 		cmocka_unit_test(test_touched_files),
 		cmocka_unit_test(test_cherry),
 		cmocka_unit_test(test_checkout),
+		cmocka_unit_test(test_checkout_changed),
 		cmocka_unit_test(test_worktrees),
 		cmocka_unit_test(test_bisect_fixed),
 		cmocka_unit_test(test_bisect_random),
