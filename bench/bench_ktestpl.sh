@@ -107,6 +107,9 @@ the_test() {
 	fi
 }
 
+# the quiet console after each boot line, for both tools (seconds)
+booted_timeout=2
+
 is_ours() { [ "$1" = ours ] || [ "$1" = pipelined ] || [ "$1" = boxes2 ]; }
 
 # conf_ours DIR TEST TOOL: pipelined is ours with BISECT_SPECULATE (the
@@ -122,7 +125,7 @@ NO_INSTALL = 1
 QEMU_KERNEL = \${OUTPUT_DIR}/arch/x86/boot/bzImage
 QEMU_INITRD = $initrd
 TIMEOUT = 60
-BOOTED_TIMEOUT = 2
+BOOTED_TIMEOUT = $booted_timeout
 BISECT_SLEEP_TIME = 0
 PATCHCHECK_SLEEP_TIME = 0
 EOF
@@ -172,7 +175,7 @@ EOF
 	if [ "$3" = tuned ]; then
 		cat <<EOF
 TIMEOUT = 60
-BOOTED_TIMEOUT = 2
+BOOTED_TIMEOUT = $booted_timeout
 STOP_AFTER_FAILURE = 2
 REBOOT_SUCCESS_LINE = $success
 SLEEP_TIME = 10
@@ -210,19 +213,22 @@ make_builds() {
 
 # ktest.pl's boots of the test kernel, from the box's boots.log: each from
 # power-on to its boot line, or to qemu's exit (a crash), or to the next
-# power-on; prints "N SECONDS GOODBOOTS"
+# power-on; prints "N SECONDS GOODBOOTS UP" (UP: the boots of the test
+# kernel that showed the boot line, each followed by BOOTED_TIMEOUT)
 pl_boots() {
-	[ -f "$1" ] || { echo "0 0 0"; return; }
+	[ -f "$1" ] || { echo "0 0 0 0"; return; }
 	awk -v good="$good_kernel" -v end="$2" '
 		$1 == "start" { s[$2] = $3; k[$2] = $4; if ($2 > n) n = $2 }
 		$1 == "up" || $1 == "end" { if (!($2 in e)) e[$2] = $3 }
+		$1 == "up" { u[$2] = 1 }
 		END {
 			for (i = 1; i <= n; i++) {
 				if (k[i] == good) { g++; continue }
 				f = (i in e) ? e[i] : ((i + 1) in s) ? s[i + 1] : end
 				c++; t += f - s[i]
+				if (i in u) up++
 			}
-			printf "%d %.1f %d\n", c, t, g
+			printf "%d %.1f %d %d\n", c, t, g, up
 		}' "$1"
 }
 
@@ -278,7 +284,7 @@ run_one() {
 	fi
 	sleep 1 # the last boot's "end"
 	set -- $(pl_boots "$d/box/boots.log" "$t1")
-	boots=$1 boot=$2 goods=$3
+	boots=$1 boot=$2 goods=$3 ups=$4
 	wall=$(echo "$t1 - $t0" | bc)
 	mk=$(make_sum "$d/make.log")
 	builds=$(make_builds "$d/make.log")
@@ -292,9 +298,9 @@ run_one() {
 			tail -n 1 | cut -d'[' -f2 | cut -c1-12)
 	fi
 	[ -n "$answer" ] || answer=rc$rc
-	printf '%s %s %.1f %s %.1f %s %.1f %.1f %.1f %s %s %s %s\n' "$t" "$tool" \
+	printf '%s %s %.1f %s %.1f %s %.1f %.1f %.1f %s %s %s %s %s\n' "$t" "$tool" \
 		"$wall" "$builds" "$mk" "$boots" "$boot" "$ttime" "$over" "$rc" \
-		"$goods" "$answer" "$rboot" >>"$raw"
+		"$goods" "$answer" "$rboot" "$(( ups * booted_timeout ))" >>"$raw"
 	cp "$d/stdout" "$out/ktestpl-$t-$tool.out" 2>/dev/null || true
 	cp "$d/make.log" "$out/ktestpl-$t-$tool.make" 2>/dev/null || true
 	[ -f "$d/box/boots.log" ] && cp "$d/box/boots.log" "$out/ktestpl-$t-$tool.boots"
@@ -304,7 +310,7 @@ run_one() {
 {
 	echo "# bench_ktestpl $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -n) $(nproc) CPUs"
 	echo "# kvm: $(grep -qE '\<(vmx|svm)\>' /proc/cpuinfo && [ -w /dev/kvm ] && echo yes || echo no)"
-	echo "# test tool wall builds make_s boots boot_s test_s overhead_s rc good_reboots answer report_boot_s"
+	echo "# test tool wall builds make_s boots boot_s test_s overhead_s rc good_reboots answer report_boot_s booted_wait_s"
 } >"$raw"
 
 tests="bisect patchcheck"
@@ -377,6 +383,11 @@ for t in $tests; do
 	done
 	echo "targets (not asserted): ktest's overhead <= 2% of make+boot+test:" \
 		"$(met "$oo" "$(echo "0.02 * ($om + $obs + $ot)" | bc | sed "s/^\./0./")")"
+	set -- $o
+	own=$(echo "$oo - ${14:-0}" | bc | sed 's/^\./0./; s/^-\./-0./')
+	echo "  of which BOOTED_TIMEOUT after each boot line (set by the config, ${booted_timeout} s):" \
+		"${14:-0} s; ktest's own: $own s," \
+		"$(echo "scale=1; 100 * $own / ($om + $obs + $ot)" | bc | sed 's/^\./0./')% of make+boot+test"
 	for tool in tuned defaults; do
 		r=$(row "$t" "$tool")
 		[ -n "$r" ] || continue
