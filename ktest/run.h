@@ -113,6 +113,14 @@ void krun_words_free(char **v, size_t n);
 
 /* The repository at BUILD_DIR (opened once); NULL after printing why. */
 struct kvcs *krun_vcs(struct krun *r);
+/*
+ * Before a bisect or patchcheck, which check commits out in BUILD_DIR
+ * with force: 0 when nothing would be lost, else -1 after naming the
+ * files (a config error: commit or stash them). Local changes are ktest's
+ * own, and left alone, once a checkout of this run has been made or when
+ * the journal has a step of this test (a resumed run).
+ */
+int krun_check_tree(struct krun *r, struct kvcs *v);
 
 /* ---- one step: checkout, build, (install, boot, test) ---- */
 

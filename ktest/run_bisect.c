@@ -1024,7 +1024,7 @@ int krun_bisect(struct krun *r)
 		goto out;
 	}
 	s.v = krun_vcs(r);
-	if (!s.v)
+	if (!s.v || krun_check_tree(r, s.v))
 		goto out;
 	s.level = krun_level(r, KOPT_BISECT_TYPE);
 	s.reverse = krun_bool(r, KOPT_BISECT_REVERSE);

@@ -311,7 +311,7 @@ int krun_patchcheck(struct krun *r)
 			krun_print(r, "ktest: PATCHCHECK_TYPE[%d] not defined\n", r->i);
 		goto out;
 	}
-	if (list_series(r, v, &l))
+	if (krun_check_tree(r, v) || list_series(r, v, &l))
 		goto out;
 	have_head = kvcs_head(v, &head) == 0;
 	ids = xcalloc(l.n + 1, sizeof(char *));

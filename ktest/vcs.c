@@ -2095,6 +2095,11 @@ int kvcs_dirty_files(struct kvcs *v, char ***paths, size_t *n)
 	return 0;
 }
 
+bool kvcs_synced(const struct kvcs *v)
+{
+	return v && v->synced;
+}
+
 static void list_files(struct sbuf *b, char **paths, size_t n)
 {
 	for (size_t i = 0; i < n && i < 10; i++)

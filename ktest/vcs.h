@@ -85,6 +85,8 @@ void kvcs_graph_free(struct kb_graph *g);
 
 /* Files in the work tree that differ from HEAD or the index (git status). */
 int kvcs_dirty_files(struct kvcs *v, char ***paths, size_t *n);
+/* A checkout through this handle has left the work tree as the index. */
+bool kvcs_synced(const struct kvcs *v);
 
 /*
  * Checks a commit out into the work tree and detaches HEAD at it. Files

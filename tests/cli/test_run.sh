@@ -208,6 +208,50 @@ expect_rc 0 "the rerun after SIGINT finishes"
 check "with the same culprit" grep -q "$resumed" out
 check "without building again what was built" test "$(cat icount)" -eq "$total"
 
+# ---- local changes in BUILD_DIR ----
+# a bisect or patchcheck checks commits out with force: it refuses a tree
+# with changes of the user's, and leaves them as they were
+g checkout -q "$c20"
+echo mine >"$src/version"
+bisect_conf state-dirty "BISECT_GOOD = $c9" "BISECT_BAD = $c16"
+run_ktest bisect.conf
+expect_rc 2 "a bisect refuses a BUILD_DIR with local changes: exit 2"
+check "naming the file" grep -q "BUILD_DIR $src has local changes to 1 file: version$" out
+check "and what to do" grep -q "commit or stash them (git -C $src stash), then run ktest again" out
+check "the change is still there" test "$(cat "$src/version")" = mine
+check "HEAD has not moved" test "$(g rev-parse HEAD)" = "$c20"
+check "no step was started" sh -c "! grep -q 'ev=step' state-dirty/journal"
+{ common state-pcdirty; echo "TEST_START"; echo "TEST_TYPE = patchcheck"
+  echo "PATCHCHECK_TYPE = build"; echo "PATCHCHECK_START = $c1"
+  echo "PATCHCHECK_END = $c20"; } >pcd.conf
+run_ktest pcd.conf
+expect_rc 2 "so does a patchcheck"
+check "its change is still there too" test "$(cat "$src/version")" = mine
+g checkout -q -- version
+
+# a hook's change is ktest's own: a run killed with one in the tree resumes
+bisect_conf state-hook "BISECT_GOOD = $c0" "BISECT_BAD = $c16" \
+	"PRE_BUILD = echo HOOK=1 >> $src/Makefile; n=\$(cat $KTEST_TMP/hcount 2>/dev/null || echo 0); n=\$((n+1)); echo \$n > $KTEST_TMP/hcount; if [ \$n -eq 3 ]; then kill -9 \$PPID; fi"
+rm -f hcount
+run_ktest bisect.conf
+check "killed in the third build, with a hook's change in the tree" \
+	sh -c "[ $rc -eq 137 ] && grep -q HOOK=1 '$src/Makefile'"
+run_ktest bisect.conf
+expect_rc 0 "the rerun takes the tree as it is and finishes"
+check "with the culprit" grep -q "$resumed" out
+# and so is one an earlier test of the run left (its last step's change
+# to a file every commit has outlives the checkouts, as with git checkout)
+g checkout -q -- Makefile
+{ cat bisect.conf; echo "TEST_START"; echo "TEST_TYPE = bisect"
+  echo "BISECT_TYPE = build"; echo "BISECT_GOOD = $c9"
+  echo "BISECT_BAD = $c16"; } >bisect2.conf
+sed -i "s|state-hook|state-hook2|; s|if \[ \$n -eq 3 \]; then kill -9 \$PPID; fi|true|" bisect2.conf
+run_ktest bisect2.conf
+expect_rc 0 "a second bisect after a test whose hook changed the tree runs"
+check "both found their culprit" sh -c "[ \$(grep -c 'is the first bad commit' out) -eq 2 ] && grep -q '$c15 is the first bad commit' out"
+check "the hook's change is still in the tree" grep -q HOOK=1 "$src/Makefile"
+g checkout -q -- Makefile
+
 # ---- patchcheck (build) ----
 g checkout -q "$c20"
 { common state-pc; echo "TEST_START"; echo "TEST_TYPE = patchcheck"
