@@ -364,10 +364,12 @@ if [ "\$n" -eq "\$(cat $T/rekey_at 2>/dev/null || echo 0)" ]; then
 	cp $lab/other_host.pub $lab/host_ed25519.pub
 fi
 EOF
+# (CONNECT_TIMEOUT 5: no case here times out, and on a loaded machine
+# a probe's ssh login took more than 1 s, so the box was power-cycled)
 bisect_conf() {	# bisect_conf STATE
 	conf "$1" ssh_config.lab "LOCALVERSION = -t" "BUILD_DIR = $src" \
 		"BUILD_TYPE = defconfig" "REBOOT_SCRIPT = sh $T/to_test.sh" \
-		"BISECT_SLEEP_TIME = 1" \
+		"BISECT_SLEEP_TIME = 1" "CONNECT_TIMEOUT = 5" \
 		"TEST_START" "TEST_TYPE = bisect" "BISECT_TYPE = boot" \
 		"BISECT_GOOD = $c1" "BISECT_BAD = $c8"
 }
