@@ -930,6 +930,21 @@ static void assert_dirty(struct kvcs *v, const char *const *want, size_t n)
 	kvcs_free_paths(p, np);
 }
 
+/* git agrees: HEAD detached at id, no tracked file changed */
+static void assert_git_clean_at(const char *dir, const char *id)
+{
+	struct sbuf out;
+
+	sbuf_init(&out);
+	assert_int_equal(run(&out, "git -C %s status --porcelain --untracked-files=no",
+			     dir), 0);
+	assert_string_equal(sbuf_str(&out), "");
+	assert_int_equal(run(&out, "git -C %s symbolic-ref -q HEAD", dir), 1);
+	assert_int_equal(run(&out, "git -C %s rev-parse HEAD", dir), 0);
+	assert_memory_equal(out.buf, id, 40);
+	sbuf_free(&out);
+}
+
 static void age_all(const char *dir, const char *const *paths, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -1051,20 +1066,7 @@ static void test_checkout(void **state)
 	assert_err_has(v, "unknown revision 'nope'");
 	kvcs_close(v);
 
-	/* git agrees: HEAD detached, work tree clean */
-	{
-		struct sbuf out;
-
-		sbuf_init(&out);
-		assert_int_equal(run(&out, "git -C %s status --porcelain --untracked-files=no",
-				     s.dir), 0);
-		assert_string_equal(sbuf_str(&out), "");
-		assert_int_equal(run(&out, "git -C %s symbolic-ref -q HEAD",
-				     s.dir), 1);
-		assert_int_equal(run(&out, "git -C %s rev-parse HEAD", s.dir), 0);
-		assert_memory_equal(out.buf, s.h_c3, 40);
-		sbuf_free(&out);
-	}
+	assert_git_clean_at(s.dir, s.h_c3);
 	/* and a repository opened afresh sees it */
 	assert_int_equal(git_repository_open(&r, s.dir), 0);
 	assert_head_detached_at(r, s.h_c3);
@@ -1162,18 +1164,7 @@ static void test_checkout_changed(void **state)
 	assert_int_equal(kvcs_checkout_changed(NULL, s.h_c4), -1);
 	kvcs_close(v);
 
-	/* git agrees: HEAD at c4, work tree clean */
-	{
-		struct sbuf out;
-
-		sbuf_init(&out);
-		assert_int_equal(run(&out, "git -C %s status --porcelain --untracked-files=no",
-				     s.dir), 0);
-		assert_string_equal(sbuf_str(&out), "");
-		assert_int_equal(run(&out, "git -C %s rev-parse HEAD", s.dir), 0);
-		assert_memory_equal(out.buf, s.h_c4, 40);
-		sbuf_free(&out);
-	}
+	assert_git_clean_at(s.dir, s.h_c4);
 	free_small(&s);
 }
 
