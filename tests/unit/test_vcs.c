@@ -930,6 +930,15 @@ static void assert_dirty(struct kvcs *v, const char *const *want, size_t n)
 	kvcs_free_paths(p, np);
 }
 
+/* the file dir/path holds want */
+static void assert_file(const char *dir, const char *path, const char *want)
+{
+	char *txt = slurp(dir, path);
+
+	assert_string_equal(txt, want);
+	free(txt);
+}
+
 /* git agrees: HEAD detached at id, no tracked file changed */
 static void assert_git_clean_at(const char *dir, const char *id)
 {
@@ -958,7 +967,7 @@ static void test_checkout(void **state)
 	struct kvcs *v;
 	git_repository *r;
 	git_index *idx;
-	char *txt, *p;
+	char *p;
 
 	make_small(&s);
 	v = open_ok(s.dir);
@@ -1002,9 +1011,7 @@ static void test_checkout(void **state)
 	assert_true(is_old(s.dir, "e"));
 	assert_true(is_old(s.dir, "k"));
 	assert_false(is_old(s.dir, "dir/c"));
-	txt = slurp(s.dir, "dir/c");
-	assert_string_equal(txt, "c-s2\n");
-	free(txt);
+	assert_file(s.dir, "dir/c", "c-s2\n");
 
 	/* local changes: listed, and the checkout refuses naming them */
 	put(s.dir, "a", "local\n");
@@ -1017,9 +1024,7 @@ static void test_checkout(void **state)
 	assert_err_has(v, "local changes to 1 file would be lost: a");
 	assert_err_has(v, s.h_c4);
 	assert_head_detached_at(s.r, s.h_m);
-	txt = slurp(s.dir, "a");
-	assert_string_equal(txt, "local\n");
-	free(txt);
+	assert_file(s.dir, "a", "local\n");
 	/* staged, deleted, "git rm --cached" */
 	assert_int_equal(git_repository_index(&idx, s.r), 0);
 	put(s.dir, "new", "staged\n");
@@ -1041,9 +1046,7 @@ static void test_checkout(void **state)
 	/* force: back to exactly c4 */
 	assert_int_equal(kvcs_checkout(v, s.h_c4, true), 0);
 	assert_head_detached_at(s.r, s.h_c4);
-	txt = slurp(s.dir, "a");
-	assert_string_equal(txt, "a4\n");
-	free(txt);
+	assert_file(s.dir, "a", "a4\n");
 	assert_true(exists(s.dir, "dir/c"));
 	assert_true(exists(s.dir, "junk.o"));
 	assert_dirty(v, NULL, 0);
@@ -1053,14 +1056,10 @@ static void test_checkout(void **state)
 	put(s.dir, "e", "mine\n");
 	assert_int_equal(kvcs_checkout(v, s.h_c3, false), -1);
 	assert_err_has(v, "would overwrite untracked files: e");
-	txt = slurp(s.dir, "e");
-	assert_string_equal(txt, "mine\n");
-	free(txt);
+	assert_file(s.dir, "e", "mine\n");
 	assert_head_detached_at(s.r, s.h_c2);
 	assert_int_equal(kvcs_checkout(v, s.h_c3, true), 0);
-	txt = slurp(s.dir, "e");
-	assert_string_equal(txt, "e3\n");
-	free(txt);
+	assert_file(s.dir, "e", "e3\n");
 
 	assert_int_equal(kvcs_checkout(v, "nope", true), -1);
 	assert_err_has(v, "unknown revision 'nope'");
@@ -1084,7 +1083,6 @@ static void test_checkout_changed(void **state)
 	const char *c2_files[] = { "a", "b", "dir/c", "k" };
 	struct small s;
 	struct kvcs *v;
-	char *txt;
 
 	make_small(&s);
 	v = open_ok(s.dir);
@@ -1097,19 +1095,11 @@ static void test_checkout_changed(void **state)
 	age(s.dir, "k");
 	assert_int_equal(kvcs_checkout_changed(v, s.h_c2), 0);
 	assert_head_detached_at(s.r, s.h_c2);
-	txt = slurp(s.dir, "a");
-	assert_string_equal(txt, "a2\n");
-	free(txt);
-	txt = slurp(s.dir, "dir/c");
-	assert_string_equal(txt, "c1\n");
-	free(txt);
-	txt = slurp(s.dir, "b");
-	assert_string_equal(txt, "b1\n");
-	free(txt);
+	assert_file(s.dir, "a", "a2\n");
+	assert_file(s.dir, "dir/c", "c1\n");
+	assert_file(s.dir, "b", "b1\n");
 	assert_false(exists(s.dir, "e"));
-	txt = slurp(s.dir, "k");
-	assert_string_equal(txt, "mine\n");
-	free(txt);
+	assert_file(s.dir, "k", "mine\n");
 	assert_true(is_old(s.dir, "k"));
 	assert_true(exists(s.dir, "junk.o"));
 	{
@@ -1132,13 +1122,9 @@ static void test_checkout_changed(void **state)
 		assert_int_equal(kvcs_checkout_revert(v, s.h_c4, s.h_c4,
 						      &conflicts), 0);
 	}
-	txt = slurp(s.dir, "a");
-	assert_string_equal(txt, "a2\n");
-	free(txt);
+	assert_file(s.dir, "a", "a2\n");
 	assert_int_equal(kvcs_checkout_changed(v, s.h_c4), 0);
-	txt = slurp(s.dir, "a");
-	assert_string_equal(txt, "a4\n");
-	free(txt);
+	assert_file(s.dir, "a", "a4\n");
 	assert_dirty(v, NULL, 0);
 
 	/* another handle moved the tree (a speculative build in place) */
@@ -1151,12 +1137,8 @@ static void test_checkout_changed(void **state)
 	}
 	assert_int_equal(kvcs_checkout_again(v, s.h_c4), 0);
 	assert_false(exists(s.dir, "b"));
-	txt = slurp(s.dir, "e");
-	assert_string_equal(txt, "e3\n");
-	free(txt);
-	txt = slurp(s.dir, "a");
-	assert_string_equal(txt, "a4\n");
-	free(txt);
+	assert_file(s.dir, "e", "e3\n");
+	assert_file(s.dir, "a", "a4\n");
 	assert_dirty(v, NULL, 0);
 
 	assert_int_equal(kvcs_checkout_changed(v, "nope"), -1);
@@ -1185,7 +1167,7 @@ static void test_worktrees(void **state)
 	struct small s;
 	struct kvcs *v;
 	struct sbuf out;
-	char *w1, *w2, *w3, *txt;
+	char *w1, *w2, *w3;
 	git_repository *wr;
 	git_worktree *wt;
 
@@ -1199,9 +1181,7 @@ static void test_worktrees(void **state)
 	assert_int_equal(kvcs_worktree_add(v, "w1", w1, s.h_c2), 0);
 	assert_true(exists(w1, "b"));
 	assert_false(exists(w1, "e"));
-	txt = slurp(w1, "a");
-	assert_string_equal(txt, "a2\n");
-	free(txt);
+	assert_file(w1, "a", "a2\n");
 	assert_int_equal(git_repository_open(&wr, w1), 0);
 	assert_head_detached_at(wr, s.h_c2);
 	git_repository_free(wr);
