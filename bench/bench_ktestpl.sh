@@ -25,6 +25,7 @@
 #                     with BISECT_SPECULATE = 1; boxes2: ours with BOXES = 1 2,
 #                     two qemu boxes; both the bisect only)
 #   BENCH_TIMEOUT     seconds one run may take (7200)
+#   BENCH_KEEP=1      keep the runs' directories (logs, make.log, boots)
 #   KTEST, KTEST_LAB  the binary, the lab (default /var/tmp/ktest-lab)
 #
 # Takes the e2e lab lock ($LAB/e2e/run.lock) and leaves the series tree as
@@ -61,7 +62,11 @@ boxdir=""
 cleanup() {
 	[ -n "$boxdir" ] && sh "$top/bench/ktestpl-box.sh" "$boxdir" off
 	[ -n "${SERIES_TREE:-}" ] && sh "$top/tests/lab/series.sh" tree >/dev/null 2>&1
-	rm -rf "$work"
+	if [ "${BENCH_KEEP:-0}" = 1 ]; then
+		echo "bench_ktestpl: the runs' logs are kept in $work"
+	else
+		rm -rf "$work"
+	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
