@@ -230,30 +230,22 @@ int krun_check_tree(struct krun *r, struct kvcs *v)
 {
 	const char *dir = krun_opt(r, KOPT_BUILD_DIR);
 	const char *type = krun_opt(r, KOPT_TEST_TYPE);
-	char **paths = NULL;
-	size_t n = 0;
 	char idx[16];
+	int ret;
 
 	snprintf(idx, sizeof(idx), "%d", r->i);
 	if (kvcs_synced(v) ||
 	    kjournal_find(&r->j, "ev", "step", "test", idx, NULL))
 		return 0;
-	if (kvcs_dirty_files(v, &paths, &n) < 0) {
-		krun_print(r, "ktest: %s\n", kvcs_error(v));
-		return -1;
-	}
-	if (n) {
-		krun_print(r, "ktest: test %d: BUILD_DIR %s has local changes to %zu file%s:",
-			   r->i, dir ? dir : ".", n, n == 1 ? "" : "s");
-		for (size_t k = 0; k < n && k < 10; k++)
-			krun_print(r, " %s", paths[k]);
-		krun_print(r, "%s\n", n > 10 ? " ..." : "");
+	ret = kvcs_check_clean(v);
+	if (ret)
+		krun_print(r, "ktest: test %d: BUILD_DIR %s\n", r->i, kvcs_error(v));
+	if (ret > 0) {
 		krun_print(r, "ktest: a %s checks each commit out with force and would lose them: commit or stash them (git -C %s stash), then run ktest again\n",
 			   type ? type : "bisect", dir ? dir : ".");
 		r->config_error = true;
 	}
-	kvcs_free_paths(paths, n);
-	return n ? -1 : 0;
+	return ret ? -1 : 0;
 }
 
 /* ---- times and banners ---- */

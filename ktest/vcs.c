@@ -2108,6 +2108,25 @@ static void list_files(struct sbuf *b, char **paths, size_t n)
 		sbuf_addf(b, " and %zu more", n - 10);
 }
 
+int kvcs_check_clean(struct kvcs *v)
+{
+	char **dirty = NULL;
+	size_t n = 0;
+	struct sbuf b;
+
+	if (kvcs_dirty_files(v, &dirty, &n) < 0)
+		return -1;
+	if (!n)
+		return 0;
+	sbuf_init(&b);
+	list_files(&b, dirty, n);
+	set_err(v, "%s has local changes to %zu file%s: %s", v->path, n,
+		n == 1 ? "" : "s", sbuf_str(&b));
+	sbuf_free(&b);
+	kvcs_free_paths(dirty, n);
+	return 1;
+}
+
 struct conflicts {
 	struct strvec paths;
 };

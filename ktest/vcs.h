@@ -87,6 +87,11 @@ void kvcs_graph_free(struct kb_graph *g);
 int kvcs_dirty_files(struct kvcs *v, char ***paths, size_t *n);
 /* A checkout through this handle has left the work tree as the index. */
 bool kvcs_synced(const struct kvcs *v);
+/*
+ * 0 when no tracked file has local changes; 1 when some do, the error
+ * naming them (up to 10); -1 when the status cannot be read.
+ */
+int kvcs_check_clean(struct kvcs *v);
 
 /*
  * Checks a commit out into the work tree and detaches HEAD at it. Files

@@ -972,15 +972,21 @@ static void test_checkout(void **state)
 	make_small(&s);
 	v = open_ok(s.dir);
 	/* HEAD is main but nothing is checked out: only force will do */
+	assert_int_equal(kvcs_check_clean(v), 1);
+	assert_err_has(v, "has local changes to 4 files: a, dir/c, e, k");
+	assert_false(kvcs_synced(v));
 	assert_int_equal(kvcs_checkout(v, "main", false), -1);
 	assert_err_has(v, "local changes to 4 files would be lost");
 	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+	assert_true(kvcs_synced(v));
 	assert_head_detached_at(s.r, s.h_c4);
 	assert_dirty(v, NULL, 0);
+	assert_int_equal(kvcs_check_clean(v), 0);
 
 	/* c4 -> c2: a and dir/c rewritten, e goes, b comes, k untouched */
 	age_all(s.dir, all, 4);
 	put(s.dir, "junk.o", "untracked\n");
+	assert_int_equal(kvcs_check_clean(v), 0);	/* untracked: no change */
 	assert_int_equal(kvcs_checkout(v, s.h_c2, false), 0);
 	assert_head_detached_at(s.r, s.h_c2);
 	assert_true(is_old(s.dir, "k"));
