@@ -2116,8 +2116,10 @@ int kvcs_check_clean(struct kvcs *v)
 
 	if (kvcs_dirty_files(v, &dirty, &n) < 0)
 		return -1;
-	if (!n)
+	if (!n) {
+		kvcs_free_paths(dirty, n);
 		return 0;
+	}
 	sbuf_init(&b);
 	list_files(&b, dirty, n);
 	set_err(v, "%s has local changes to %zu file%s: %s", v->path, n,
