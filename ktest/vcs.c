@@ -2108,7 +2108,11 @@ static void list_files(struct sbuf *b, char **paths, size_t n)
 		sbuf_addf(b, " and %zu more", n - 10);
 }
 
-int kvcs_check_clean(struct kvcs *v)
+/*
+ * 0 when no tracked file has local changes; else 1, the error naming them
+ * after doing ("" or what they stop); -1 when the status cannot be read.
+ */
+static int refuse_dirty(struct kvcs *v, const char *doing)
 {
 	char **dirty = NULL;
 	size_t n = 0;
@@ -2116,17 +2120,20 @@ int kvcs_check_clean(struct kvcs *v)
 
 	if (kvcs_dirty_files(v, &dirty, &n) < 0)
 		return -1;
-	if (!n) {
-		kvcs_free_paths(dirty, n);
-		return 0;
+	if (n) {
+		sbuf_init(&b);
+		list_files(&b, dirty, n);
+		set_err(v, "%s%s has local changes to %zu file%s: %s", doing,
+			v->path, n, n == 1 ? "" : "s", sbuf_str(&b));
+		sbuf_free(&b);
 	}
-	sbuf_init(&b);
-	list_files(&b, dirty, n);
-	set_err(v, "%s has local changes to %zu file%s: %s", v->path, n,
-		n == 1 ? "" : "s", sbuf_str(&b));
-	sbuf_free(&b);
 	kvcs_free_paths(dirty, n);
-	return 1;
+	return n ? 1 : 0;
+}
+
+int kvcs_check_clean(struct kvcs *v)
+{
+	return refuse_dirty(v, "");
 }
 
 struct conflicts {
@@ -2150,10 +2157,8 @@ int kvcs_checkout(struct kvcs *v, const char *id, bool force)
 	git_checkout_options co;
 	struct conflicts cf = { { 0 } };
 	git_index *idx = NULL;
-	char **dirty = NULL;
 	struct sbuf b;
 	git_commit *c;
-	size_t ndirty = 0;
 	int ret = -1;
 
 	if (!v)
@@ -2162,15 +2167,12 @@ int kvcs_checkout(struct kvcs *v, const char *id, bool force)
 		return -1;
 	sbuf_init(&b);
 	if (!force) {
-		if (kvcs_dirty_files(v, &dirty, &ndirty) < 0)
+		char *doing = xasprintf("can't check out '%s' (it would lose them): ", id);
+		int dirty = refuse_dirty(v, doing);
+
+		free(doing);
+		if (dirty)
 			goto out;
-		if (ndirty) {
-			list_files(&b, dirty, ndirty);
-			set_err(v, "can't check out '%s' in %s: local changes to %zu file%s would be lost: %s",
-				id, v->path, ndirty, ndirty == 1 ? "" : "s",
-				sbuf_str(&b));
-			goto out;
-		}
 	}
 	/*
 	 * Files already as in the target are not written, so they keep
@@ -2214,7 +2216,6 @@ int kvcs_checkout(struct kvcs *v, const char *id, bool force)
 	v->synced = true;
 	ret = 0;
 out:
-	kvcs_free_paths(dirty, ndirty);
 	git_index_free(idx);
 	strvec_clear(&cf.paths);
 	sbuf_free(&b);

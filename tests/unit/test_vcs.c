@@ -976,7 +976,8 @@ static void test_checkout(void **state)
 	assert_err_has(v, "has local changes to 4 files: a, dir/c, e, k");
 	assert_false(kvcs_synced(v));
 	assert_int_equal(kvcs_checkout(v, "main", false), -1);
-	assert_err_has(v, "local changes to 4 files would be lost");
+	assert_err_has(v, "can't check out 'main' (it would lose them): ");
+	assert_err_has(v, "has local changes to 4 files: a, dir/c, e, k");
 	assert_int_equal(kvcs_checkout(v, "main", true), 0);
 	assert_true(kvcs_synced(v));
 	assert_head_detached_at(s.r, s.h_c4);
@@ -1027,7 +1028,7 @@ static void test_checkout(void **state)
 		assert_dirty(v, want, 1);
 	}
 	assert_int_equal(kvcs_checkout(v, s.h_c4, false), -1);
-	assert_err_has(v, "local changes to 1 file would be lost: a");
+	assert_err_has(v, "has local changes to 1 file: a");
 	assert_err_has(v, s.h_c4);
 	assert_head_detached_at(s.r, s.h_m);
 	assert_file(s.dir, "a", "local\n");
@@ -1047,7 +1048,7 @@ static void test_checkout(void **state)
 		assert_dirty(v, want, 4);
 	}
 	assert_int_equal(kvcs_checkout(v, s.h_c4, false), -1);
-	assert_err_has(v, "local changes to 4 files would be lost: a, dir/c, e, new");
+	assert_err_has(v, "has local changes to 4 files: a, dir/c, e, new");
 
 	/* force: back to exactly c4 */
 	assert_int_equal(kvcs_checkout(v, s.h_c4, true), 0);
