@@ -24,7 +24,9 @@
 #   kernel.sh make [BASE] prints a MAKE_CMD: make with ccache when it is
 #                         installed, its cache in the lab; BASE (a directory
 #                         holding both the source and O= trees) lets ccache
-#                         hit across differently-named temp directories.
+#                         hit across differently-named temp directories
+#                         (the tests put the source in BASE/linux and O= in
+#                         BASE/out, so they all hit each other's entries).
 #
 # Environment: KTEST_LAB (default /var/tmp/ktest-lab) holds everything;
 # KTEST_LAB_TARBALL (default /usr/src/linux-source-6.1.tar.xz).

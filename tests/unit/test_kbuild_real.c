@@ -102,7 +102,7 @@ static int setup(void **state)
 	cmd = xasprintf("rm -rf '%s'", l->work);
 	sh(cmd);
 	free(cmd);
-	l->src = xasprintf("%s/src", l->work);
+	l->src = xasprintf("%s/linux", l->work);
 	l->out = xasprintf("%s/out", l->work);
 	l->log = xasprintf("%s/build.log", l->work);
 	cmd = xasprintf("copy '%s'", l->src);
@@ -111,7 +111,10 @@ static int setup(void **state)
 	cmd = xasprintf("config '%s'", l->work);
 	l->fragment = lab_run(l->script, cmd);
 	free(cmd);
-	/* relative paths for ccache: test_qemu builds the same config */
+	/*
+	 * relative paths for ccache: test_qemu and the e2e tests build the
+	 * same config from BASE/linux into BASE/out, so they hit its cache
+	 */
 	cmd = xasprintf("make '%s'", l->work);
 	l->make = lab_run(l->script, cmd);
 	free(cmd);

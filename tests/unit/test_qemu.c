@@ -154,7 +154,7 @@ static void build_line(void *ctx, const char *line, size_t len)
 static void build_kernels(struct lab *l, const char *key)
 {
 	char *dir = xasprintf("%s/build", l->work), *cmd, *make, *frag;
-	char *src = xasprintf("%s/src", dir), *out = xasprintf("%s/out", dir);
+	char *src = xasprintf("%s/linux", dir), *out = xasprintf("%s/out", dir);
 	char *log = xasprintf("%s/build.log", dir), jobs[32];
 	struct watch_build w = { 0 };
 	struct kbuild_opts o;
