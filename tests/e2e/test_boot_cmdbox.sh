@@ -10,7 +10,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.inc"
 
-e2e_setup cmdbox
+e2e_setup
 cd "$KTEST_TMP" || exit 1
 T=$KTEST_TMP
 INITRD=$(sh "$KTEST_SRC/tests/lab/initramfs.sh") || {

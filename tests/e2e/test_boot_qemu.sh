@@ -15,7 +15,7 @@
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.inc"
 
-e2e_setup qemu
+e2e_setup
 cd "$KTEST_TMP" || exit 1
 INITRD=$(sh "$KTEST_SRC/tests/lab/initramfs.sh") || {
 	not_ok "the lab initramfs is ready"; finish; }

@@ -4,11 +4,15 @@
 # patchcheck (build) on the real kernel: the lab series from s6 to s14 holds
 # a build break (s8, still broken in s9, fixed in s10) and a commit adding a
 # compiler warning in the file it touches (s13). ktest goes through all nine
-# and reports exactly those three, each with its reason.
+# and reports exactly those three, each with its reason. BUILD_NOCLEAN, as
+# the other e2e tests (their OUTPUT_DIR is shared): ktest.pl's clean first
+# and last builds would be two whole kernels (~5 min of CI); that rule is
+# tested in test_patchcheck (unit) and make mrproper on the real kernel in
+# test_kbuild_real.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.inc"
 
-e2e_setup patchcheck
+e2e_setup
 cd "$KTEST_TMP" || exit 1
 short() { echo "$1" | cut -c1-12; }
 
@@ -23,6 +27,7 @@ MAKE_CMD = $MAKE
 BUILD_OPTIONS = -j$(nproc)
 LOCALVERSION = -e2e
 MIN_CONFIG = $FULL_CONFIG
+BUILD_NOCLEAN = 1
 TEST_START
 TEST_TYPE = patchcheck
 PATCHCHECK_TYPE = build
