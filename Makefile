@@ -159,17 +159,19 @@ unit: $(UNIT_BINS)
 fuzz-build: $(FUZZ_BINS)
 
 # Every test: unit binaries, the script tests, a short fuzz run.
+# The lab's (kernel builds and boots) run alongside the others, at nice 10.
 check: $(BIN) $(UNIT_BINS) $(FUZZ_BINS)
 	KTEST_BUILD=$(O) KTEST=$(CURDIR)/$(BIN) FUZZ_SECONDS=$${FUZZ_SECONDS:-15} \
-		sh tests/run-tests.sh $(UNIT_BINS) -- $(FUZZ_BINS)
+		sh tests/run-tests.sh $(HOST_UNITS) --lab $(LAB_UNITS) \
+		--fuzz $(FUZZ_BINS)
 
 valgrind: $(UNIT_BINS)
 	sh tests/run-valgrind.sh $(UNIT_BINS)
 
 # What needs no lab: CI runs it again with SAN=1, where the lab's kernel
 # builds and boots would take 20 minutes more.
-HOST_UNITS := $(filter-out $(O)/tests/test_kbuild_real $(O)/tests/test_qemu, \
-	$(UNIT_BINS))
+LAB_UNITS := $(O)/tests/test_kbuild_real $(O)/tests/test_qemu
+HOST_UNITS := $(filter-out $(LAB_UNITS), $(UNIT_BINS))
 check-host: $(BIN) $(HOST_UNITS)
 	KTEST_E2E=0 KTEST_BUILD=$(O) KTEST=$(CURDIR)/$(BIN) \
 		sh tests/run-tests.sh $(HOST_UNITS)

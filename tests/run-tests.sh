@@ -2,78 +2,159 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Runs every test and ends with one line: "N passed, N failed".
-#   run-tests.sh UNIT_BIN... -- FUZZ_BIN...
+#   run-tests.sh UNIT_BIN... [--lab LAB_UNIT_BIN...] [--fuzz FUZZ_BIN...]
 # Unit binaries are cmocka programs; their own summary lines are counted.
 # tests/cli/*.sh and tests/e2e/*.sh print "ok - what" / "not ok - what" lines
 # (see tests/lib.sh); KTEST_E2E=0 leaves the tests/e2e ones out, KTEST_CLI=0
 # the tests/cli ones.
+#
+# Two groups run side by side: the host group (UNIT_BINs, then tests/cli,
+# then the fuzzers) and the lab group (LAB_UNIT_BINs, the ones that build
+# and boot the real kernel, then tests/e2e), which is mostly kernel builds
+# and runs at nice 10, so the host group's tests, with their short
+# timeouts, keep the CPU they need, and the builds take the rest (CI: the
+# host group alone left one of the two CPUs idle most of the time).
+# KTEST_PARALLEL=0 runs the lab group after the host group instead. Each
+# test's output is printed whole when it ends (the lab group's at the end,
+# with a line as each ends).
+#
 # Fuzz binaries run over their seed corpus: FUZZ_SECONDS in all, or
-# FUZZ_EACH seconds each, FUZZ_JOBS at a time (CI: 60 s each, 2 at a time).
+# FUZZ_EACH seconds each, FUZZ_JOBS at a time (CI: 60 s each, 2 at a time),
+# at nice 10 when the lab group is running (their time is wall time).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-passed=0
-failed=0
-failures=""
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ktest-tests.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT INT TERM
-
-note_fail() {
-	failed=$((failed + 1))
-	failures="$failures
-  $1"
+# (internal) run-tests.sh --lab-group TMP LAB_UNIT_BIN...: the lab group,
+# started by the run below in its own session at nice 10
+if [ "${1:-}" = --lab-group ]; then
+	tmp=$2
+	shift 2
+	labs="$*"
+	mode=lab-group
+else
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/ktest-tests.XXXXXX")
+	labs=""
+	mode=unit
+fi
+lab_pid=""
+cleanup() {
+	# the lab group's session is ours: it goes with us
+	[ -n "$lab_pid" ] && kill -- -"$lab_pid" 2>/dev/null
+	rm -rf "$tmp"
 }
 
 units=""
 fuzzers=""
-mode=unit
-for a in "$@"; do
-	if [ "$a" = "--" ]; then mode=fuzz; continue; fi
-	if [ $mode = unit ]; then units="$units $a"; else fuzzers="$fuzzers $a"; fi
-done
+if [ $mode = unit ]; then
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	for a in "$@"; do
+		case $a in
+		--lab) mode=lab; continue ;;
+		--fuzz | --) mode=fuzz; continue ;;
+		esac
+		case $mode in
+		unit) units="$units $a" ;;
+		lab) labs="$labs $a" ;;
+		*) fuzzers="$fuzzers $a" ;;
+		esac
+	done
+fi
 
-for t in $units; do
-	out="$tmp/$(basename "$t").out"
+# Results go to a file per group, a line each: "P N" (N passed) or
+# "F N what" (N failed); counted at the end.
+pass() { echo "P $2" >>"$1"; }
+fail() { echo "F $2 $3" >>"$1"; }
+
+# run_unit RESULTS BIN: a cmocka binary, its output in $tmp/NAME.out
+run_unit() {
+	name=$(basename "$2")
+	out="$tmp/$name.out"
 	t0=$(date +%s)
-	"$t" >"$out" 2>&1
+	"$2" >"$out" 2>&1
 	rc=$?
-	cat "$out"
-	echo "# $(basename "$t"): $(( $(date +%s) - t0 )) s"
+	echo "# $name: $(( $(date +%s) - t0 )) s" >>"$out"
 	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -n 1)
 	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$out" | tail -n 1)
-	passed=$((passed + ${p:-0}))
+	pass "$1" "${p:-0}"
 	if [ -n "$f" ] && [ "$f" -gt 0 ]; then
-		failed=$((failed + f))
-		failures="$failures
-  $(basename "$t"): $f failed"
+		fail "$1" "$f" "$name: $f failed"
 	elif [ $rc -ne 0 ] || [ -z "$p" ]; then
-		note_fail "$(basename "$t") exited $rc"
+		fail "$1" 1 "$name exited $rc"
 	fi
-done
+}
 
-for s in "$top"/tests/cli/*.sh "$top"/tests/e2e/*.sh; do
-	[ -f "$s" ] || continue
-	case $s in
-	"$top"/tests/e2e/*) [ "${KTEST_E2E:-1}" = 0 ] && continue ;;
-	*) [ "${KTEST_CLI:-1}" = 0 ] && continue ;;
-	esac
-	out="$tmp/$(basename "$s").out"
+# run_script RESULTS SCRIPT: a tests/cli or tests/e2e script
+run_script() {
+	name=$(basename "$2")
+	out="$tmp/$name.out"
 	t0=$(date +%s)
-	KTEST_SRC="$top" KTEST_TMP="$tmp/$(basename "$s" .sh).d" sh "$s" >"$out" 2>&1
+	KTEST_SRC="$top" KTEST_TMP="$tmp/$(basename "$2" .sh).d" sh "$2" >"$out" 2>&1
 	rc=$?
-	cat "$out"
-	echo "# $(basename "$s"): $(( $(date +%s) - t0 )) s"
-	p=$(grep -c '^ok ' "$out")
-	f=$(grep -c '^not ok ' "$out")
-	passed=$((passed + p))
-	if [ "$f" -gt 0 ]; then
-		failed=$((failed + f))
-		failures="$failures
-$(grep '^not ok ' "$out" | sed "s|^|  $(basename "$s"): |")"
+	echo "# $name: $(( $(date +%s) - t0 )) s" >>"$out"
+	pass "$1" "$(grep -c '^ok ' "$out")"
+	if grep -q '^not ok ' "$out"; then
+		grep '^not ok ' "$out" | sed "s|^|F 1 $name: |" >>"$1"
 	elif [ $rc -ne 0 ]; then
-		note_fail "$(basename "$s") exited $rc"
+		fail "$1" 1 "$name exited $rc"
 	fi
+}
+
+scripts() {	# scripts DIR: the test scripts of tests/DIR
+	for s in "$top"/tests/"$1"/*.sh; do
+		[ -f "$s" ] && echo "$s"
+	done
+}
+
+# The lab group: lab units, then the e2e scripts; a line as each ends.
+lab_group() {
+	r=$tmp/results-lab
+	: >"$r"
+	for t in $labs; do
+		run_unit "$r" "$t"
+		echo "$t" >>"$tmp/lab-order"
+		echo "# (lab group) $(tail -n 1 "$tmp/$(basename "$t").out" | cut -c3-)"
+	done
+	[ "${KTEST_E2E:-1}" = 0 ] && return
+	for s in $(scripts e2e); do
+		run_script "$r" "$s"
+		echo "$s" >>"$tmp/lab-order"
+		echo "# (lab group) $(tail -n 1 "$tmp/$(basename "$s").out" | cut -c3-)"
+	done
+}
+
+lab_wanted() {
+	[ -n "$labs" ] || { [ "${KTEST_E2E:-1}" != 0 ] && [ -n "$(scripts e2e)" ]; }
+}
+
+if [ $mode = lab-group ]; then
+	lab_group
+	exit 0
+fi
+
+: >"$tmp/lab-order"
+nice=""
+if lab_wanted && [ "${KTEST_PARALLEL:-1}" != 0 ]; then
+	nice="nice -n 10"
+	# its own session, so that it goes with us whatever it is running
+	setsid -w $nice sh "$0" --lab-group "$tmp" $labs &
+	lab_pid=$!
+	echo "# the lab group (kernel builds and boots) runs alongside, at nice 10"
+fi
+
+# The host group, printed as it goes.
+r=$tmp/results-host
+: >"$r"
+for t in $units; do
+	run_unit "$r" "$t"
+	cat "$tmp/$(basename "$t").out"
 done
+if [ "${KTEST_CLI:-1}" != 0 ]; then
+	for s in $(scripts cli); do
+		run_script "$r" "$s"
+		cat "$tmp/$(basename "$s").out"
+	done
+fi
 
 # FUZZ_EACH (CI): seconds for every target, FUZZ_JOBS of them at a time;
 # else FUZZ_SECONDS shared among them, one at a time.
@@ -86,7 +167,7 @@ jobs=${FUZZ_JOBS:-1}
 fuzz_start() {
 	n=$(basename "$1")
 	mkdir -p "$tmp/corpus-$n"
-	"$1" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	$nice "$1" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		"$tmp/corpus-$n" "$top/tests/fuzz/corpus/$n" >"$tmp/$n.out" 2>&1 &
 	pids="$pids $!"
 	names="$names $n"
@@ -98,10 +179,10 @@ fuzz_wait() {
 	for p in $pids; do
 		if wait "$p"; then
 			echo "ok - $1: no crash in ${secs}s of fuzzing"
-			passed=$((passed + 1))
+			pass "$r" 1
 		else
 			tail -n 40 "$tmp/$1.out"
-			note_fail "$1: fuzzer found a crash (see output above)"
+			fail "$r" 1 "$1: fuzzer found a crash (see output above)"
 		fi
 		shift
 	done
@@ -121,6 +202,39 @@ for z in $fuzzers; do
 	fi
 done
 fuzz_wait
+
+# The lab group: alongside (wait for it) or now; then its outputs.
+if [ -n "$lab_pid" ]; then
+	echo "# waiting for the lab group"
+	wait "$lab_pid"
+	lab_pid=""
+elif lab_wanted; then
+	lab_group
+fi
+while read -r t; do
+	cat "$tmp/$(basename "$t").out"
+done <"$tmp/lab-order"
+
+passed=0
+failed=0
+failures=""
+for f in "$tmp/results-host" "$tmp/results-lab"; do
+	[ -f "$f" ] || continue
+	while read -r kind n rest; do
+		if [ "$kind" = P ]; then
+			passed=$((passed + n))
+		else
+			failed=$((failed + n))
+			failures="$failures
+  $rest"
+		fi
+	done <"$f"
+done
+if lab_wanted && ! [ -f "$tmp/results-lab" ]; then
+	failed=$((failed + 1))
+	failures="$failures
+  the lab group did not run"
+fi
 
 if [ "$failed" -gt 0 ]; then
 	echo
