@@ -381,6 +381,34 @@ static int touch(const char *path)
 	return ret;
 }
 
+/* Do the two files hold the same bytes? false when either is missing. */
+static bool same_file(const char *a, const char *b)
+{
+	char ca[65536], cb[65536];
+	bool same = false;
+	FILE *fa = fopen(a, "re"), *fb = fopen(b, "re");
+
+	if (!fa || !fb)
+		goto out;
+	for (;;) {
+		size_t na = fread(ca, 1, sizeof(ca), fa);
+		size_t nb = fread(cb, 1, sizeof(cb), fb);
+
+		if (na != nb || memcmp(ca, cb, na))
+			break;
+		if (na < sizeof(ca)) {
+			same = !ferror(fa) && !ferror(fb) && feof(fa) && feof(fb);
+			break;
+		}
+	}
+out:
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
 /* Log file, OUTPUT_DIR, the make command. */
 static int setup(struct kbuild *b)
 {
@@ -415,7 +443,8 @@ static int setup(struct kbuild *b)
 }
 
 /* useconfig:FILE: FILE becomes the .config, then it goes as oldconfig. */
-static int use_config(struct kbuild *b, const char *file)
+/* (to: where the .config is made, b->config or the memo's next.) */
+static int use_config(struct kbuild *b, const char *file, const char *to)
 {
 	char *path;
 	int ret = 0;
@@ -424,7 +453,7 @@ static int use_config(struct kbuild *b, const char *file)
 		return fail(b, KBUILD_ERROR, "BUILD_TYPE useconfig: names no file");
 	path = in_build_dir(b->o, file);
 	say(b, "cp %s %s", path, b->config);
-	if (copy_file(path, b->config) < 0)
+	if (copy_file(path, to) < 0)
 		ret = fail(b, KBUILD_ERROR, "could not copy %s to %s: %s", path,
 			   b->config, strerror(errno));
 	free(path);
@@ -537,8 +566,9 @@ static int load_force(struct kbuild *b, struct kdotconfig *force)
 	return ret;
 }
 
-/* ktest.pl's apply_min_config: the forced settings replace the .config's. */
-static int apply_force(struct kbuild *b, const struct kdotconfig *force)
+/* ktest.pl's apply_min_config: the forced settings replace config's. */
+static int apply_force(struct kbuild *b, const struct kdotconfig *force,
+		       const char *config)
 {
 	struct kdotconfig c;
 	int ret = 0;
@@ -546,14 +576,14 @@ static int apply_force(struct kbuild *b, const struct kdotconfig *force)
 	kdotconfig_init(&c);
 	say(b, "Applying minimum configurations into %s (%zu settings)",
 	    b->config, kdotconfig_count(force));
-	if (kdotconfig_read(&c, b->config) < 0 && errno != ENOENT) {
-		ret = fail(b, KBUILD_ERROR, "cannot read %s: %s", b->config,
+	if (kdotconfig_read(&c, config) < 0 && errno != ENOENT) {
+		ret = fail(b, KBUILD_ERROR, "cannot read %s: %s", config,
 			   strerror(errno));
 		goto out;
 	}
 	kdotconfig_force(&c, force);
-	if (kdotconfig_write(&c, b->config) < 0)
-		ret = fail(b, KBUILD_ERROR, "cannot write %s: %s", b->config,
+	if (kdotconfig_write(&c, config) < 0)
+		ret = fail(b, KBUILD_ERROR, "cannot write %s: %s", config,
 			   strerror(errno));
 out:
 	kdotconfig_free(&c);
@@ -594,16 +624,139 @@ static int make_oldconfig(struct kbuild *b)
 	return ret;
 }
 
+/*
+ * What make olddefconfig made of what, the last time in OUTPUT_DIR: the
+ * .config before it (.ktest-olddefconfig.in) and after it (.out). With
+ * BUILD_NOCLEAN, a build whose .config would be that input again, in an
+ * OUTPUT_DIR whose .config is still that output, does not run it: the
+ * .config is left as it is, mtime and all. If a Kconfig file changed
+ * since, kbuild's own syncconfig (part of every make, which notices) does
+ * what olddefconfig would: new symbols get their defaults (make runs with
+ * stdin at /dev/null). ktest.pl ran olddefconfig before every build, and
+ * the make after it synced again: ~4 s of each bisect step on tinyconfig.
+ */
+struct memo {
+	char *in, *out, *next;
+};
+
+static void memo_init(struct kbuild *b, struct memo *m)
+{
+	m->in = xasprintf("%s/.ktest-olddefconfig.in", b->outdir);
+	m->out = xasprintf("%s/.ktest-olddefconfig.out", b->outdir);
+	m->next = xasprintf("%s/.ktest-olddefconfig.next", b->outdir);
+}
+
+static void memo_free(struct memo *m)
+{
+	free(m->in);
+	free(m->out);
+	free(m->next);
+}
+
+/* Forgotten (before olddefconfig runs, and when it fails). */
+static void memo_forget(const struct memo *m)
+{
+	unlink(m->in);
+	unlink(m->out);
+	unlink(m->next);
+}
+
+/*
+ * make olddefconfig (or its fallbacks) on the .config, remembered when it
+ * succeeds. The memo is only a shortcut: when it cannot be written, it is
+ * forgotten and the next build runs olddefconfig again.
+ */
+static int oldconfig_remembered(struct kbuild *b, const struct memo *m)
+{
+	int ret;
+
+	memo_forget(m);
+	if (copy_file(b->config, m->next) < 0) {
+		unlink(m->next);
+		return make_oldconfig(b);
+	}
+	ret = make_oldconfig(b);
+	if (ret || rename(m->next, m->in) < 0 ||
+	    copy_file(b->config, m->out) < 0)
+		memo_forget(m);
+	return ret;
+}
+
+/*
+ * BUILD_NOCLEAN with oldconfig (or useconfig:FILE): the .config to build
+ * (FILE's or the one there, the forced settings applied) is made aside
+ * first; it goes in, and olddefconfig runs, unless the memo says that
+ * would give the .config already there.
+ */
+static int configure_noclean(struct kbuild *b, const char *file,
+			     const struct kdotconfig *force)
+{
+	struct memo m;
+	int ret = 0;
+
+	memo_init(b, &m);
+	if (file) {
+		ret = use_config(b, file, m.next);
+	} else if (copy_file(b->config, m.next) < 0) {
+		/* ktest.pl's touch: no .config is an empty one */
+		if (errno != ENOENT || write_file(m.next, "", 0, O_TRUNC) < 0)
+			ret = fail(b, KBUILD_ERROR, "cannot copy %s to %s: %s",
+				   b->config, m.next, strerror(errno));
+	}
+	if (!ret && kdotconfig_count(force))
+		ret = apply_force(b, force, m.next);
+	if (ret)
+		goto out;
+	if (same_file(m.next, m.in) && same_file(b->config, m.out)) {
+		say(b, "ktest: %s is what make olddefconfig made of this .config last time: not run again (make syncs it if a Kconfig file changed)",
+		    b->config);
+		unlink(m.next);
+		goto out;
+	}
+	if (rename(m.next, b->config) < 0) {
+		ret = fail(b, KBUILD_ERROR, "cannot move %s to %s: %s", m.next,
+			   b->config, strerror(errno));
+		goto out;
+	}
+	ret = oldconfig_remembered(b, &m);
+out:
+	if (ret)
+		memo_forget(&m);
+	memo_free(&m);
+	return ret;
+}
+
+/* BUILD_NOCLEAN with oldconfig: localversion, the forced settings, the memo. */
+static int configure_noclean_type(struct kbuild *b, const char *file)
+{
+	struct kdotconfig force;
+	int ret;
+
+	if (write_localversion(b) < 0)
+		return -1;
+	kdotconfig_init(&force);
+	ret = load_force(b, &force);
+	if (!ret)
+		ret = configure_noclean(b, file, &force);
+	kdotconfig_free(&force);
+	return ret;
+}
+
 static int configure(struct kbuild *b)
 {
 	const char *type = b->o->build_type;
 	struct kdotconfig force;
+	struct memo m;
 	int ret;
 
 	if (unset(type))
 		type = "oldconfig";
+	if (b->o->noclean && !strcmp(type, "oldconfig"))
+		return configure_noclean_type(b, NULL);
+	if (b->o->noclean && !strncmp(type, "useconfig:", 10))
+		return configure_noclean_type(b, type + 10);
 	if (!strncmp(type, "useconfig:", 10)) {
-		if (use_config(b, type + 10) < 0)
+		if (use_config(b, type + 10, b->config) < 0)
 			return -1;
 		type = "oldconfig";
 	}
@@ -625,9 +778,14 @@ static int configure(struct kbuild *b)
 		free(what);
 	}
 	if (!ret && kdotconfig_count(&force))
-		ret = apply_force(b, &force);
+		ret = apply_force(b, &force, b->config);
 	kdotconfig_free(&force);
-	return ret ? ret : make_oldconfig(b);
+	if (ret)
+		return ret;
+	memo_init(b, &m);
+	ret = oldconfig_remembered(b, &m);
+	memo_free(&m);
+	return ret;
 }
 
 /* kernelrelease of what was just built, before POST_BUILD may change it. */

@@ -667,6 +667,125 @@ static void test_kernelrelease(void **state)
 	assert_non_null(strstr(why, "printed nothing"));
 }
 
+/* O=/.config's modification time, in nanoseconds. */
+static long long config_mtime(struct fx *f)
+{
+	char *path = xasprintf("%s/.config", f->out);
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	free(path);
+	return (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+/* A build that passes, from O=/calls emptied: the targets it ran. */
+static void build_calls(struct fx *f, const char *want)
+{
+	unlink_out(f, "calls");
+	assert_int_equal(build(f), KBUILD_OK);
+	assert_file(f, "calls", want);
+}
+
+static bool log_says(struct fx *f, const char *what)
+{
+	char *log = slurp(f->log);
+	bool found = log && strstr(log, what);
+
+	free(log);
+	return found;
+}
+
+/*
+ * BUILD_NOCLEAN: the same .config to build, in an OUTPUT_DIR whose .config
+ * is what olddefconfig made of it last time, is not run through
+ * olddefconfig again, and the .config is left alone (its mtime too: the
+ * make after it has nothing to sync). Anything else runs it.
+ */
+static void test_noclean_same_config(void **state)
+{
+	struct fx *f = *state;
+	long long mtime;
+
+	put(f, "my.config", "CONFIG_USE=y\n");
+	put(f, "min", "CONFIG_M=y\n");
+	f->o.build_type = "useconfig:my.config";
+	f->o.min_config = "min";
+	f->o.noclean = true;
+	build_calls(f, "olddefconfig\nall\n");
+	assert_false(log_says(f, "not run again"));
+	mtime = config_mtime(f);
+
+	build_calls(f, "all\n");
+	assert_true(log_says(f, "not run again"));
+	assert_file(f, ".config", "CONFIG_USE=y\nCONFIG_M=y\nCONFIG_DEFAULT_ON=y\n");
+	assert_true(config_mtime(f) == mtime);
+	assert_file(f, ".ktest-olddefconfig.next", NULL);
+
+	/* the file changed: run */
+	put(f, "my.config", "CONFIG_USE=m\n");
+	build_calls(f, "olddefconfig\nall\n");
+	assert_file(f, "seen.config", "CONFIG_USE=m\nCONFIG_M=y\n");
+
+	/* MIN_CONFIG changed: run */
+	put(f, "min", "CONFIG_M=m\n");
+	build_calls(f, "olddefconfig\nall\n");
+	build_calls(f, "all\n");
+
+	/* someone changed the .config there: run, and it is replaced */
+	write_out(f, ".config", "CONFIG_EDITED=y\n");
+	build_calls(f, "olddefconfig\nall\n");
+	assert_file(f, "seen.config", "CONFIG_USE=m\nCONFIG_M=m\n");
+
+	/* a build from clean always runs it */
+	f->o.noclean = false;
+	build_calls(f, "mrproper\nolddefconfig\nall\n");
+	/* and remembers it for the next one */
+	f->o.noclean = true;
+	build_calls(f, "all\n");
+}
+
+/* A failed olddefconfig is forgotten: the next build runs it again. */
+static void test_noclean_failed_config(void **state)
+{
+	struct fx *f = *state;
+
+	put(f, "my.config", "CONFIG_USE=y\n");
+	f->o.build_type = "useconfig:my.config";
+	f->o.noclean = true;
+	assert_int_equal(build(f), KBUILD_OK);
+	mark(f, "fail-olddefconfig");
+	mark(f, "fail-oldnoconfig");
+	mark(f, "fail-oldconfig");
+	put(f, "my.config", "CONFIG_USE=m\n");
+	unlink_out(f, "calls");
+	assert_int_equal(build(f), KBUILD_CONFIG_FAILED);
+	assert_file(f, ".ktest-olddefconfig.in", NULL);
+	assert_file(f, ".ktest-olddefconfig.out", NULL);
+	unlink_out(f, "fail-olddefconfig");
+	unlink_out(f, "fail-oldnoconfig");
+	unlink_out(f, "fail-oldconfig");
+	build_calls(f, "olddefconfig\nall\n");
+}
+
+/*
+ * BUILD_TYPE oldconfig with BUILD_NOCLEAN: the .config there is the
+ * input; once olddefconfig has nothing more to change, it is not run.
+ * Without a .config, an empty one (ktest.pl's touch).
+ */
+static void test_noclean_oldconfig_settles(void **state)
+{
+	struct fx *f = *state;
+
+	f->o.build_type = "oldconfig";
+	f->o.noclean = true;
+	assert_int_equal(build(f), KBUILD_OK);
+	assert_file(f, "seen.config", "");
+	assert_file(f, "calls", "olddefconfig\nall\n");
+	build_calls(f, "olddefconfig\nall\n");
+	build_calls(f, "all\n");
+	assert_file(f, ".config", "CONFIG_DEFAULT_ON=y\n");
+}
+
 static void test_is_warning(void **state)
 {
 	static const struct {
@@ -726,6 +845,9 @@ int main(void)
 		T(test_log_truncated),
 		T(test_under_make),
 		T(test_kernelrelease),
+		T(test_noclean_same_config),
+		T(test_noclean_failed_config),
+		T(test_noclean_oldconfig_settles),
 		cmocka_unit_test(test_is_warning),
 	};
 
