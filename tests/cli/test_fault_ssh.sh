@@ -312,8 +312,10 @@ check "ssh refused: the box was power-cycled to boot" \
 check "ssh refused: the good boot was seen on the console" grep -q '^box login:' out
 
 # ---- the lab itself works: a boot over ssh, no power cycle ----
+# (CONNECT_TIMEOUT 5, as the bisects below: beside a kernel build, a
+# probe's ssh login took more than 1 s and the box was power-cycled)
 fresh
-conf st-ok ssh_config.lab "TEST_START" "TEST_TYPE = boot" >ok.conf
+conf st-ok ssh_config.lab "CONNECT_TIMEOUT = 5" "TEST_START" "TEST_TYPE = boot" >ok.conf
 run ok.conf st-ok
 expect_rc 0 "a boot on the box over ssh passes"
 check "it was rebooted over ssh (probe, sync, reboot), not power-cycled" \
