@@ -83,12 +83,16 @@ check "POWEROFF_ON_SUCCESS switched it off at the end" test "$(tail -n 1 power.l
 check "no qemu is left running" sh -c "! test -s $T/qemu.pid"
 
 : >power.log
+# (s16..s19: two steps, s18 BAD and s17 GOOD, the bisect's every kind of
+# boot on this box; longer ranges are test_boot_qemu's)
 conf st-bisect "TEST_TYPE = bisect" "BISECT_TYPE = boot" \
-	"BISECT_GOOD = $S15" "BISECT_BAD = $S20" >bisect.conf
+	"BISECT_GOOD = $S16" "BISECT_BAD = $S19" >bisect.conf
 run_ktest bisect.conf
 expect_rc 0 "bisect (boot) on the command box succeeds"
 check "it finds the boot regression s18" grep -q "$S18 is the first bad commit" out
 consistent='.tests[0].steps | all((.subject | capture("[(]s(?<n>[0-9]+)[)]").n | tonumber) as $n | (.verdict == "BAD") == ($n >= 18 and $n < 24))'
 check "every verdict is the truth about the commit booted" jqe "$consistent" st-bisect/report.json
+check "a good and a bad boot among them" \
+	jqe '[.tests[0].steps[].verdict] | (index("GOOD") != null and index("BAD") != null)' st-bisect/report.json
 check "and the box is off at the end" test "$(tail -n 1 power.log)" = off
 finish

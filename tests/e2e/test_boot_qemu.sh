@@ -140,8 +140,9 @@ check "it skipped the build break" grep -q "HIT A BAD COMMIT ... SKIPPING" out
 check "and still found s18" grep -q "$S18 is the first bad commit" out
 
 # ---- reverse bisect finds the fix ----
+# (s22..s27: two or three steps around the fix s24; CI's minutes)
 conf st-rev "TEST_TYPE = bisect" "BISECT_TYPE = boot" "BISECT_REVERSE = 1" \
-	"BISECT_GOOD = $S18" "BISECT_BAD = $S32" >rev.conf
+	"BISECT_GOOD = $S22" "BISECT_BAD = $S27" >rev.conf
 run_ktest rev.conf
 expect_rc 0 "reverse bisect (boot) succeeds"
 check "it finds the fix s24" grep -q "$S24 is the first good (fixing) commit" out
