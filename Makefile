@@ -9,6 +9,7 @@
 #   make check-host      the unit and command line tests only: no lab (the
 #                        kernel builds and qemu boots), no fuzzing
 #   make check-unit      the unit tests only (no lab)
+#   make build-check     build what check runs (build-unit: check-unit)
 #   make valgrind        the unit tests under valgrind memcheck: no error, no
 #                        leak (the lab ones only when KTEST_LAB is set)
 #   make fuzz            run the libFuzzer targets for longer (FUZZ_SECONDS)
@@ -88,7 +89,8 @@ BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(O)/bench/%)
 
 MANPAGES := $(wildcard doc/*.1 doc/*.5)
 
-.PHONY: FORCE all check check-host check-unit unit valgrind fuzz fuzz-build bench deps install \
+.PHONY: FORCE all check check-host check-unit build-check build-unit unit valgrind fuzz \
+	fuzz-build bench deps install \
 	uninstall clean
 
 ifeq ($(SAN),1)
@@ -180,6 +182,11 @@ check-host: $(BIN) $(HOST_UNITS)
 check-unit: $(BIN) $(HOST_UNITS)
 	KTEST_E2E=0 KTEST_CLI=0 KTEST_BUILD=$(O) KTEST=$(CURDIR)/$(BIN) \
 		sh tests/run-tests.sh $(HOST_UNITS)
+
+# What check and check-unit run, built only (CI builds with -j first: the
+# tests themselves run make without a jobserver).
+build-check: $(BIN) $(UNIT_BINS) $(FUZZ_BINS)
+build-unit: $(BIN) $(HOST_UNITS)
 
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do \
