@@ -626,9 +626,10 @@ static int make_oldconfig(struct kbuild *b)
 
 /*
  * What make olddefconfig made of what, the last time in OUTPUT_DIR: the
- * .config before it (.ktest-olddefconfig.in) and after it (.out). With
- * BUILD_NOCLEAN, a build whose .config would be that input again, in an
- * OUTPUT_DIR whose .config is still that output, does not run it: the
+ * .config before it (.ktest-olddefconfig.in) and after it (.out), and the
+ * tree and make command it ran with (.how). With BUILD_NOCLEAN, a build
+ * whose .config would be that input again, with the same tree and make,
+ * in an OUTPUT_DIR whose .config is still that output, does not run it: the
  * .config is left as it is, mtime and all. If a Kconfig file changed
  * since, kbuild's own syncconfig (part of every make, which notices) does
  * what olddefconfig would: new symbols get their defaults (make runs with
@@ -637,6 +638,7 @@ static int make_oldconfig(struct kbuild *b)
  */
 struct memo {
 	char *in, *out, *next;
+	char *how, *how_text;	/* .ktest-olddefconfig.how: the tree and make */
 };
 
 static void memo_init(struct kbuild *b, struct memo *m)
@@ -644,6 +646,9 @@ static void memo_init(struct kbuild *b, struct memo *m)
 	m->in = xasprintf("%s/.ktest-olddefconfig.in", b->outdir);
 	m->out = xasprintf("%s/.ktest-olddefconfig.out", b->outdir);
 	m->next = xasprintf("%s/.ktest-olddefconfig.next", b->outdir);
+	m->how = xasprintf("%s/.ktest-olddefconfig.how", b->outdir);
+	m->how_text = xasprintf("BUILD_DIR=%s\nMAKE=%s\n",
+				b->o->build_dir ? b->o->build_dir : "", b->make);
 }
 
 static void memo_free(struct memo *m)
@@ -651,6 +656,8 @@ static void memo_free(struct memo *m)
 	free(m->in);
 	free(m->out);
 	free(m->next);
+	free(m->how);
+	free(m->how_text);
 }
 
 /* Forgotten (before olddefconfig runs, and when it fails). */
@@ -659,6 +666,24 @@ static void memo_forget(const struct memo *m)
 	unlink(m->in);
 	unlink(m->out);
 	unlink(m->next);
+	unlink(m->how);
+}
+
+/* The same tree and make command as when the memo was made? */
+static bool memo_same_how(const struct memo *m)
+{
+	size_t len = strlen(m->how_text);
+	char *buf = xcalloc(1, len + 2);
+	FILE *f = fopen(m->how, "re");
+	bool same = false;
+
+	if (f) {
+		same = fread(buf, 1, len + 1, f) == len &&
+		       !memcmp(buf, m->how_text, len);
+		fclose(f);
+	}
+	free(buf);
+	return same;
 }
 
 /*
@@ -677,7 +702,8 @@ static int oldconfig_remembered(struct kbuild *b, const struct memo *m)
 	}
 	ret = make_oldconfig(b);
 	if (ret || rename(m->next, m->in) < 0 ||
-	    copy_file(b->config, m->out) < 0)
+	    copy_file(b->config, m->out) < 0 ||
+	    write_file(m->how, m->how_text, strlen(m->how_text), O_TRUNC) < 0)
 		memo_forget(m);
 	return ret;
 }
@@ -707,7 +733,8 @@ static int configure_noclean(struct kbuild *b, const char *file,
 		ret = apply_force(b, force, m.next);
 	if (ret)
 		goto out;
-	if (same_file(m.next, m.in) && same_file(b->config, m.out)) {
+	if (same_file(m.next, m.in) && same_file(b->config, m.out) &&
+	    memo_same_how(&m)) {
 		say(b, "ktest: %s is what make olddefconfig made of this .config last time: not run again (make syncs it if a Kconfig file changed)",
 		    b->config);
 		unlink(m.next);

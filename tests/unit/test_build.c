@@ -736,6 +736,11 @@ static void test_noclean_same_config(void **state)
 	build_calls(f, "olddefconfig\nall\n");
 	assert_file(f, "seen.config", "CONFIG_USE=m\nCONFIG_M=m\n");
 
+	/* another make command (another compiler, say): run */
+	f->o.make_cmd = "make CC=gcc";
+	build_calls(f, "olddefconfig\nall\n");
+	build_calls(f, "all\n");
+
 	/* a build from clean always runs it */
 	f->o.noclean = false;
 	build_calls(f, "mrproper\nolddefconfig\nall\n");
