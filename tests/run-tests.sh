@@ -20,7 +20,9 @@
 #
 # Fuzz binaries run over their seed corpus: FUZZ_SECONDS in all, or
 # FUZZ_EACH seconds each, FUZZ_JOBS at a time (CI: 60 s each, 2 at a time),
-# at nice 10 when the lab group is running (their time is wall time).
+# at nice 19 when the lab group is running: their time is wall time, so
+# they take what the lab's builds leave instead of slowing them (CI: the
+# lab group is the longer one); make fuzz is the long run.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -133,11 +135,11 @@ if [ $mode = lab-group ]; then
 fi
 
 : >"$tmp/lab-order"
-nice=""
+fuzz_nice=""
 if lab_wanted && [ "${KTEST_PARALLEL:-1}" != 0 ]; then
-	nice="nice -n 10"
+	fuzz_nice="nice -n 19"
 	# its own session, so that it goes with us whatever it is running
-	setsid -w $nice sh "$0" --lab-group "$tmp" $labs &
+	setsid -w nice -n 10 sh "$0" --lab-group "$tmp" $labs &
 	lab_pid=$!
 	echo "# the lab group (kernel builds and boots) runs alongside, at nice 10"
 fi
@@ -167,7 +169,7 @@ jobs=${FUZZ_JOBS:-1}
 fuzz_start() {
 	n=$(basename "$1")
 	mkdir -p "$tmp/corpus-$n"
-	$nice "$1" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	$fuzz_nice "$1" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 		"$tmp/corpus-$n" "$top/tests/fuzz/corpus/$n" >"$tmp/$n.out" 2>&1 &
 	pids="$pids $!"
 	names="$names $n"
