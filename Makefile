@@ -161,7 +161,7 @@ unit: $(UNIT_BINS)
 fuzz-build: $(FUZZ_BINS)
 
 # Every test: unit binaries, the script tests, a short fuzz run.
-# The lab's (kernel builds and boots) run alongside the others, at nice 10.
+# The lab's (kernel builds and boots) run alongside the others, at nice 15.
 check: $(BIN) $(UNIT_BINS) $(FUZZ_BINS)
 	KTEST_BUILD=$(O) KTEST=$(CURDIR)/$(BIN) FUZZ_SECONDS=$${FUZZ_SECONDS:-15} \
 		sh tests/run-tests.sh $(HOST_UNITS) --lab $(LAB_UNITS) \

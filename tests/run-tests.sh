@@ -11,9 +11,10 @@
 # Two groups run side by side: the host group (UNIT_BINs, then tests/cli,
 # then the fuzzers) and the lab group (LAB_UNIT_BINs, the ones that build
 # and boot the real kernel, then tests/e2e), which is mostly kernel builds
-# and runs at nice 10, so the host group's tests, with their short
+# and runs at nice 15, so the host group's tests, with their short
 # timeouts, keep the CPU they need, and the builds take the rest (CI: the
-# host group alone left one of the two CPUs idle most of the time).
+# host group alone left one of the two CPUs idle most of the time; at nice
+# 10 the builds still delayed an ssh command past a test's 1 s timeout).
 # KTEST_PARALLEL=0 runs the lab group after the host group instead. Each
 # test's output is printed whole when it ends (the lab group's at the end,
 # with a line as each ends).
@@ -27,7 +28,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 # (internal) run-tests.sh --lab-group TMP LAB_UNIT_BIN...: the lab group,
-# started by the run below in its own session at nice 10
+# started by the run below in its own session at nice 15
 if [ "${1:-}" = --lab-group ]; then
 	tmp=$2
 	shift 2
@@ -139,9 +140,9 @@ fuzz_nice=""
 if lab_wanted && [ "${KTEST_PARALLEL:-1}" != 0 ]; then
 	fuzz_nice="nice -n 19"
 	# its own session, so that it goes with us whatever it is running
-	setsid -w nice -n 10 sh "$0" --lab-group "$tmp" $labs &
+	setsid -w nice -n 15 sh "$0" --lab-group "$tmp" $labs &
 	lab_pid=$!
-	echo "# the lab group (kernel builds and boots) runs alongside, at nice 10"
+	echo "# the lab group (kernel builds and boots) runs alongside, at nice 15"
 fi
 
 # The host group, printed as it goes.
