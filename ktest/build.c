@@ -452,10 +452,10 @@ static int use_config(struct kbuild *b, const char *file, const char *to)
 	if (unset(file))
 		return fail(b, KBUILD_ERROR, "BUILD_TYPE useconfig: names no file");
 	path = in_build_dir(b->o, file);
-	say(b, "cp %s %s", path, b->config);
+	say(b, "cp %s %s", path, to);
 	if (copy_file(path, to) < 0)
 		ret = fail(b, KBUILD_ERROR, "could not copy %s to %s: %s", path,
-			   b->config, strerror(errno));
+			   to, strerror(errno));
 	free(path);
 	return ret;
 }
@@ -575,7 +575,7 @@ static int apply_force(struct kbuild *b, const struct kdotconfig *force,
 
 	kdotconfig_init(&c);
 	say(b, "Applying minimum configurations into %s (%zu settings)",
-	    b->config, kdotconfig_count(force));
+	    config, kdotconfig_count(force));
 	if (kdotconfig_read(&c, config) < 0 && errno != ENOENT) {
 		ret = fail(b, KBUILD_ERROR, "cannot read %s: %s", config,
 			   strerror(errno));
@@ -740,6 +740,7 @@ static int configure_noclean(struct kbuild *b, const char *file,
 		unlink(m.next);
 		goto out;
 	}
+	say(b, "mv %s %s", m.next, b->config);
 	if (rename(m.next, b->config) < 0) {
 		ret = fail(b, KBUILD_ERROR, "cannot move %s to %s: %s", m.next,
 			   b->config, strerror(errno));
