@@ -66,6 +66,10 @@ struct krun {
 	 * its first console line, once */
 	void (*kernel_up)(void *ctx);
 	void *kernel_up_ctx;
+	/* the step's after_boot: called by the boot once SUCCESS_LINE is
+	 * seen (before BOOTED_TIMEOUT's quiet time ends it), once */
+	void (*kernel_booted)(void *ctx);
+	void *kernel_booted_ctx;
 	/* a box of the pool (pool.h): its lines start with prefix, and its
 	 * steps go to the journal through the main process */
 	const char *prefix;
@@ -153,6 +157,10 @@ struct kstep_opts {
 	void (*after_build)(void *ctx);
 	void *after_build_ctx;
 	bool after_build_when_up;
+	/* called once the boot has seen SUCCESS_LINE (the verdict can still
+	 * change: a crash in BOOTED_TIMEOUT, the test), with after_build's
+	 * ctx; not at all when no boot gets that far */
+	void (*after_boot)(void *ctx);
 	/* called before every attempt checks out or builds (a retried one
 	 * too): what builds in BUILD_DIR and OUTPUT_DIR in the background
 	 * stops */

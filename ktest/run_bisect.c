@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "conf/strmap.h"
+#include "console/console.h"
 #include "ktest/bisect.h"
 #include "ktest/cmd.h"
 #include "ktest/flaky.h"
@@ -58,6 +59,18 @@ struct bis {
 	enum kb_verdict *hv;
 	size_t nh;
 	const char *spec_x;		/* the commit being built */
+	/*
+	 * In place, a build ahead starts at the kernel's first line when
+	 * the last boot took as long from there to SUCCESS_LINE as a build
+	 * (both next commits are built before the verdict); else at
+	 * SUCCESS_LINE, when the verdict is most likely good, so a short
+	 * boot neither shares the CPUs with it nor builds the commit not
+	 * needed before a crash.
+	 */
+	int64_t spec_up_ms;		/* the first line of this boot, or 0 */
+	long spec_boot_ms;		/* the last boot: first line to success */
+	long spec_build_ms;		/* the last build that ran make */
+	bool spec_early, spec_started;
 	long runs;			/* runs of commits, replayed ones too */
 	long left;			/* revisions left after this one */
 	struct strmap images;		/* id -> digest of its built image */
@@ -300,11 +313,33 @@ static void speculate(void *ctx)
 	struct bis *s = ctx;
 	char *ids[2];
 
+	s->spec_started = true;
 	ids[0] = peek(s, s->spec_x, KB_GOOD);
 	ids[1] = peek(s, s->spec_x, KB_BAD);
 	kspec_start(s->spec, (const char *const *)ids, 2);
 	free(ids[0]);
 	free(ids[1]);
+}
+
+/* In place: the kernel's first line. */
+static void spec_up(void *ctx)
+{
+	struct bis *s = ctx;
+
+	s->spec_up_ms = kclock_ms();
+	if (s->spec_early)
+		speculate(s);
+}
+
+/* In place: SUCCESS_LINE (the next pick if good is built first). */
+static void spec_booted(void *ctx)
+{
+	struct bis *s = ctx;
+
+	if (s->spec_up_ms)
+		s->spec_boot_ms = (long)(kclock_ms() - s->spec_up_ms);
+	if (!s->spec_started)
+		speculate(s);
 }
 
 static void spec_stop(void *ctx)
@@ -373,10 +408,21 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 		s->spec_x = id;
 		o.after_build = speculate;
 		o.after_build_ctx = s;
-		o.after_build_when_up = s->spec->in_place;
+		if (s->spec->in_place) {
+			o.after_build = spec_up;
+			o.after_build_when_up = true;
+			o.after_boot = spec_booted;
+			s->spec_up_ms = 0;
+			s->spec_started = false;
+			s->spec_early = s->spec_boot_ms > 0 &&
+				s->spec_boot_ms >= s->spec_build_ms;
+		}
 	}
 	ret = krun_step_retry(s->r, &o, what, &res);
 	free(bt);
+	/* a build taken from the cache says nothing of make's time */
+	if (!ret && res.ms[KPH_BUILD] >= 1000)
+		s->spec_build_ms = res.ms[KPH_BUILD];
 	if (!ret && res.image[0])
 		free(strmap_put(&s->images, id, xstrdup(res.image)));
 	if (ret || to_mark(s, &res, &m))

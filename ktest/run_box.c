@@ -52,19 +52,31 @@ struct krun_lab {
 	struct krun *r;
 	/* lines the reboot's watch read: the boot monitor sees them first */
 	struct sbuf pending;
-	bool booting;		/* a boot's monitor: krun.kernel_up pending */
+	bool booting;		/* a boot's monitor: krun.kernel_up, _booted */
 };
 
-/* The booting kernel printed a line: the box has it (krun.kernel_up). */
-static void kernel_is_up(struct krun_lab *l)
+/*
+ * The booting kernel printed a line: the box has it (krun.kernel_up);
+ * and once m has seen SUCCESS_LINE, krun.kernel_booted.
+ */
+static void kernel_news(struct krun_lab *l, const struct kmonitor *m)
 {
-	void (*up)(void *ctx) = l->r->kernel_up;
+	struct krun *r = l->r;
+	void (*up)(void *ctx) = r->kernel_up;
+	void (*booted)(void *ctx) = r->kernel_booted;
 
-	if (!l->booting || !up)
+	if (!l->booting)
 		return;
-	l->booting = false;
-	l->r->kernel_up = NULL;
-	up(l->r->kernel_up_ctx);
+	if (up) {
+		r->kernel_up = NULL;
+		up(r->kernel_up_ctx);
+	}
+	if (booted && kmonitor_booted(m) &&
+	    (kmonitor_verdict(m) == KMON_RUNNING ||
+	     kmonitor_verdict(m) == KMON_BOOTED)) {
+		r->kernel_booted = NULL;
+		booted(r->kernel_booted_ctx);
+	}
 }
 
 static void lab_line(void *ctx, const char *line, size_t len)
@@ -422,7 +434,7 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
 		console_line(l, one, true);	/* watch() logged it */
 		kmonitor_line(m, one, n, kclock_ms());
 		free(one);
-		kernel_is_up(l);
+		kernel_news(l, m);
 		p += n + (nl ? 1 : 0);
 	}
 	sbuf_reset(&l->pending);
@@ -447,7 +459,7 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
 		if (st == KCON_LINE) {
 			console_line(l, sbuf_str(&line), false);
 			kmonitor_line(m, line.buf, line.len, kclock_ms());
-			kernel_is_up(l);
+			kernel_news(l, m);
 		} else if (st == KCON_TIMEOUT && l->qemu &&
 			   kpower_state(l->power) == KPOWER_OFF) {
 			kmonitor_eof(m, kclock_ms());

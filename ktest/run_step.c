@@ -564,6 +564,8 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 		} else if (o->after_build) {
 			o->after_build(o->after_build_ctx);
 		}
+		r->kernel_booted = o->after_boot;
+		r->kernel_booted_ctx = o->after_build_ctx;
 		if (o->level > KSTEP_BUILD &&
 		    !krun_lab_step(r, o->level, res->release, res, ms)) {
 			res->verdict = KV_GOOD;
@@ -571,6 +573,8 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 		}
 		r->kernel_up = NULL;
 		r->kernel_up_ctx = NULL;
+		r->kernel_booted = NULL;
+		r->kernel_booted_ctx = NULL;
 		if (o->level >= KSTEP_BOOT && o->settle_ms >= 0)
 			krun_lab_settle(r, o->settle_ms);
 	}

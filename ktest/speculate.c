@@ -258,7 +258,7 @@ void kspec_start(struct kspec *sp, const char *const *ids, size_t n)
 	krun_print(sp->r, "Speculating: building %.12s%s%.12s in the background%s (%s)\n",
 		   sp->ids[0], sp->nids > 1 ? " and " : "",
 		   sp->nids > 1 ? sp->ids[1] : "",
-		   sp->in_place ? ", in BUILD_DIR and OUTPUT_DIR while the box boots" : "",
+		   sp->in_place ? ", in BUILD_DIR and OUTPUT_DIR (the box has the kernel)" : "",
 		   sp->log);
 }
 

@@ -220,12 +220,54 @@ spec_pair() {
 rm -f mode
 spec_pair ""
 check "the next commits were built in the background, in place" \
-	grep -q '^Speculating: building [0-9a-f]\{12\}.* in BUILD_DIR and OUTPUT_DIR while the box boots' out
+	grep -q '^Speculating: building [0-9a-f]\{12\}.* in BUILD_DIR and OUTPUT_DIR (the box has the kernel)' out
 check "and later steps took their build from the cache ($(grep -c 'taken from the build cache' out) of them)" \
 	grep -q 'taken from the build cache' out
 check "no work tree was made" test ! -e st-spec/spec-src
 check "BUILD_DIR is back where it was ($(name "$head_before")), clean" \
 	sh -c "test -z \"\$(git -C $src status --porcelain)\" && test \"\$(git -C $src rev-parse HEAD)\" = $head_before"
+# when builds ahead start, in place: at SUCCESS_LINE while boots are
+# short against builds (here, the kernel prints its login line at once),
+# and at the kernel's first line once a boot took as long from there to
+# its login line as a build (here the box waits 1 s after its banner;
+# the fake builds take milliseconds)
+# before_spec: the line before each "Speculating" line of out;
+# spec_at LINE [FROM]: there are such lines (from the FROMth on), all LINE
+before_spec() { grep -B1 '^Speculating' out | grep -v '^Speculating' | grep -v '^--'; }
+spec_at() {
+	before_spec | tail -n +"${2:-1}" >spec-at
+	test -s spec-at && ! grep -qv "$1" spec-at
+}
+check "short boots: every build ahead starts at the login line ($(before_spec | sort | uniq -c | tr -s ' \n' ' '))" \
+	spec_at '^box login:$'
+# slowboot.sh: a test boot loads the image, prints its banner and goes on
+# in a session of its own (the power cycle command has returned, so its
+# lines come as they are printed): 1 s later, boot.sh on what was loaded
+cat >slowboot.sh <<SLOWBOOT
+if [ "\$(cat $T/next 2>/dev/null)" = test ]; then
+	cp $T/build-out/arch/x86/boot/bzImage $T/loaded
+	head -n 1 $T/good.log >>$T/console.log
+	rm -f $T/away
+	setsid sh -c 'touch $T/away; sleep 1; sh $T/loadedboot.sh' </dev/null >/dev/null 2>&1 &
+	while [ ! -e $T/away ]; do sleep 0.01; done
+else
+	exec sh $T/boot.sh
+fi
+SLOWBOOT
+sed "s|$T/build-out/arch/x86/boot/bzImage|$T/loaded|g" boot.sh >loadedboot.sh
+echo 100 >rate
+fresh 7
+conf st-slowboot "BISECT_SPECULATE = 1" |
+	sed "s|^POWER_CYCLE = .*|POWER_CYCLE = sh $T/slowboot.sh|" >slowboot.conf
+run_ktest slowboot.conf
+rm -f rate
+check "a 1 s boot: c5, as without BISECT_SPECULATE (exit $rc)" \
+	test "$(culprit st-slowboot)" = "$c5" -a "$(steps_of st-slowboot)" = "$(steps_of st-nospec)"
+check "the first build ahead starts at the login line (no boot measured yet)" \
+	test "$(before_spec | head -n 1)" = "box login:"
+check "later ones at the kernel's first line ($(before_spec | grep -c 'Linux version') of $(grep -c '^Speculating' out))" \
+	spec_at 'Linux version' 2
+
 spec_pair 2 "BISECT_TRIES = 2"
 check "built in a work tree of its own" \
 	sh -c "grep -q '^Speculating: building [0-9a-f]\{12\}.* in the background (' out && ! grep -q 'in BUILD_DIR and OUTPUT_DIR' out"
@@ -269,10 +311,11 @@ while [ $n -lt 60 ] && pgrep -f 'sleep 3[7]' >/dev/null; do sleep 0.1; n=$((n + 
 check "killed with ktest: no make of it is left after 6 s" \
 	sh -c "! pgrep -f 'sleep 3[7]' >/dev/null"
 
-# A step retried (INFRA) after its kernel printed a line, with a build
-# ahead running in place: the retry stops it before it checks out. The
-# first test boot shows its banner only (MAX_MONITOR_WAIT ends it: INFRA);
-# the second test boot notes whether a build ahead is still running.
+# A step retried (INFRA) after its kernel booted, with a build ahead
+# running in place: the retry stops it before it checks out. The first
+# test boot shows its login line, which starts the build ahead, and then
+# MAX_MONITOR_WAIT ends it inside BOOTED_TIMEOUT's quiet time (INFRA); the
+# second test boot notes whether a build ahead is still running.
 cat >hangfirst.sh <<HANG
 if [ "\$(cat $T/next 2>/dev/null)" = test ]; then
 	n=\$(( \$(cat $T/cycles 2>/dev/null || echo 0) + 1 ))
@@ -280,7 +323,7 @@ if [ "\$(cat $T/next 2>/dev/null)" = test ]; then
 	if [ \$n -eq 1 ]; then
 		rm -f $T/next
 		touch $T/slow
-		head -n 1 $T/good.log >>$T/console.log
+		cat $T/good.log >>$T/console.log
 		exit 0
 	fi
 	pgrep -f 'sleep 3[7]' >/dev/null && echo overlap >$T/overlap
@@ -291,7 +334,7 @@ rm -f slow cycles overlap
 fresh 7
 echo 100 >rate
 conf st-retry "BISECT_SPECULATE = 1" "MAKE_CMD = sh $T/slowmake.sh" \
-	"MAX_MONITOR_WAIT = 2" "TIMEOUT = 30" |
+	"MAX_MONITOR_WAIT = 2" "TIMEOUT = 30" "BOOTED_TIMEOUT = 30" |
 	sed "s|^POWER_CYCLE = .*|POWER_CYCLE = sh $T/hangfirst.sh|" >retry.conf
 "$KTEST" retry.conf >retry.out 2>&1 </dev/null &
 kpid=$!
