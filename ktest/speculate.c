@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "conf/strmap.h"
+#include "console/console.h"
 #include "ktest/build.h"
 #include "ktest/build_cache.h"
 #include "ktest/cmd.h"
@@ -68,21 +69,34 @@ struct kspec *kspec_new(struct krun *r, const char *build_type, bool in_place,
 	return sp;
 }
 
-/* The child's work tree at id: added the first time, checked out after. */
+/*
+ * The child's work tree at id: added the first time, checked out after.
+ * In place, when the run's own handle has made BUILD_DIR's work tree
+ * match its index (kvcs_synced()), only ktest's checkouts have changed it
+ * since: the child checks out with that handle (its copy, with the trees
+ * already read), only the files that differ from the index, as the step's
+ * next checkout does (about 50 ms; 0.45 s on a kernel with a fresh
+ * handle, 0.5 s comparing the whole work tree).
+ */
 static struct kvcs *worktree_at(struct kspec *sp, struct kvcs *w,
 				const char *id, FILE *log)
 {
 	char err[512], *gitfile = xasprintf("%s/.git", sp->src);
+	bool changed = sp->in_place && kvcs_synced(sp->r->vcs);
 	struct kvcs *main;
 
-	if (!w && (sp->in_place || access(gitfile, F_OK) == 0))
+	if (!w && changed)
+		w = sp->r->vcs;
+	else if (!w && (sp->in_place || access(gitfile, F_OK) == 0))
 		w = kvcs_open(sp->src, err, sizeof(err));
 	free(gitfile);
 	if (w) {
-		if (kvcs_checkout_again(w, id) == 0)
+		if ((changed ? kvcs_checkout_changed(w, id) :
+		     kvcs_checkout_again(w, id)) == 0)
 			return w;
 		fprintf(log, "spec: checkout of %s: %s\n", id, kvcs_error(w));
-		kvcs_close(w);
+		if (w != sp->r->vcs)
+			kvcs_close(w);
 		return NULL;
 	}
 	main = kvcs_open(krun_opt(sp->r, KOPT_BUILD_DIR), err, sizeof(err));
@@ -169,13 +183,17 @@ static void child(struct kspec *sp, const char *output_dir)
 		struct kbuild_result br;
 		struct kbc_key k;
 		char why[512];
+		int64_t t0;
 
 		key_of(sp, id, &k);
 		if (kbc_has(&k))
 			continue;
+		t0 = kclock_ms();
 		w = checkout(sp, w, id, log);
 		if (!w)
 			break;
+		fprintf(log, "spec: %s checked out in %lld ms\n", id,
+			(long long)(kclock_ms() - t0));
 		/* as the next step would: from this step's .config */
 		if (!sp->in_place && !strcmp(sp->build_type, "oldconfig"))
 			copy_config(output_dir, sp->out);
@@ -205,7 +223,7 @@ static void child(struct kspec *sp, const char *output_dir)
 			_exit(1);
 		free((char *)b.log);
 	}
-	if (w)
+	if (w && w != r->vcs)
 		kvcs_close(w);
 	fclose(log);
 	_exit(0);

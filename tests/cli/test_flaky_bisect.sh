@@ -240,6 +240,8 @@ spec_at() {
 }
 check "short boots: every build ahead starts at the login line ($(before_spec | sort | uniq -c | tr -s ' \n' ' '))" \
 	spec_at '^box login:$'
+check "and only the commit that comes next if the boot is good is built" \
+	sh -c "! grep -q '^Speculating: building [0-9a-f]* and ' out"
 # slowboot.sh: a test boot loads the image, prints its banner and goes on
 # in a session of its own (the power cycle command has returned, so its
 # lines come as they are printed): 1 s later, boot.sh on what was loaded
