@@ -381,34 +381,6 @@ static int touch(const char *path)
 	return ret;
 }
 
-/* Do the two files hold the same bytes? false when either is missing. */
-static bool same_file(const char *a, const char *b)
-{
-	char ca[65536], cb[65536];
-	bool same = false;
-	FILE *fa = fopen(a, "re"), *fb = fopen(b, "re");
-
-	if (!fa || !fb)
-		goto out;
-	for (;;) {
-		size_t na = fread(ca, 1, sizeof(ca), fa);
-		size_t nb = fread(cb, 1, sizeof(cb), fb);
-
-		if (na != nb || memcmp(ca, cb, na))
-			break;
-		if (na < sizeof(ca)) {
-			same = !ferror(fa) && !ferror(fb) && feof(fa) && feof(fb);
-			break;
-		}
-	}
-out:
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
-	return same;
-}
-
 /* Log file, OUTPUT_DIR, the make command. */
 static int setup(struct kbuild *b)
 {
@@ -733,7 +705,7 @@ static int configure_noclean(struct kbuild *b, const char *file,
 		ret = apply_force(b, force, m.next);
 	if (ret)
 		goto out;
-	if (same_file(m.next, m.in) && same_file(b->config, m.out) &&
+	if (kcmd_same_file(m.next, m.in) && kcmd_same_file(b->config, m.out) &&
 	    memo_same_how(&m)) {
 		say(b, "ktest: %s is what make olddefconfig made of this .config last time: not run again (make syncs it if a Kconfig file changed)",
 		    b->config);

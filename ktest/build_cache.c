@@ -206,8 +206,13 @@ int kbc_restore(const struct kbc_key *k, const char *output_dir,
 	free(p);
 	p = xasprintf("%s/config", dir);
 	img = xasprintf("%s/.config", output_dir);
+	/*
+	 * What OUTPUT_DIR already holds (a build ahead made in place) is
+	 * left alone: a newer .config would make kbuild sync the config
+	 * again, and the next build would take longer
+	 */
 	if (kcmd_mkdirs(output_dir) ||
-	    copy_file(p, img, why, len))
+	    (!kcmd_same_file(p, img) && copy_file(p, img, why, len)))
 		goto out;
 	free(p);
 	free(img);
@@ -223,7 +228,7 @@ int kbc_restore(const struct kbc_key *k, const char *output_dir,
 		}
 		*slash = '/';
 	}
-	if (copy_file(p, img, why, len))
+	if (!kcmd_same_file(p, img) && copy_file(p, img, why, len))
 		goto out;
 	snprintf(release, rlen, "%s", rel);
 	utimes(dir, NULL);	/* recently used: pruned last */

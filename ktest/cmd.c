@@ -705,6 +705,33 @@ static int mkdirs_mode(const char *dir, mode_t mode)
 	return ret;
 }
 
+bool kcmd_same_file(const char *a, const char *b)
+{
+	char ca[65536], cb[65536];
+	bool same = false;
+	FILE *fa = fopen(a, "re"), *fb = fopen(b, "re");
+
+	if (!fa || !fb)
+		goto out;
+	for (;;) {
+		size_t na = fread(ca, 1, sizeof(ca), fa);
+		size_t nb = fread(cb, 1, sizeof(cb), fb);
+
+		if (na != nb || memcmp(ca, cb, na))
+			break;
+		if (na < sizeof(ca)) {
+			same = !ferror(fa) && !ferror(fb) && feof(fa) && feof(fb);
+			break;
+		}
+	}
+out:
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
 int kcmd_copy_file(const char *from, const char *to)
 {
 	FILE *in = fopen(from, "rb"), *out;

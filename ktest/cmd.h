@@ -68,6 +68,8 @@ char *kcmd_subst(const char *cmd, const char *const *names,
 int kcmd_mkdirs(const char *dir);
 /* cp from to, streamed (any size): 0, or -1 with errno. */
 int kcmd_copy_file(const char *from, const char *to);
+/* Do the two files hold the same bytes? false when either is missing. */
+bool kcmd_same_file(const char *a, const char *b);
 
 /*
  * mkdir -p dir, the directories it creates 0700 whatever the umask (the

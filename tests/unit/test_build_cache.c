@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The per-commit build cache (ktest/build_cache.c) on real files in a
- * scratch directory: a round trip, a kernel with modules not cached, a
+ * scratch directory: a round trip, a restore over the same build that
+ * leaves its files alone, a kernel with modules not cached, a
  * different build type is another entry, a broken entry is an error (the
  * caller builds instead), and no more than KBC_KEEP entries stay.
  */
@@ -12,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -125,6 +129,59 @@ static void test_round_trip(void **state)
 				     sizeof(why)), 1);
 }
 
+/* mtime of path, made 10 s older first (so a rewrite would show) */
+static time_t aged(const char *path)
+{
+	struct timeval tv[2] = { { time(NULL) - 10, 0 }, { time(NULL) - 10, 0 } };
+	struct stat st;
+
+	assert_int_equal(utimes(path, tv), 0);
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_mtime;
+}
+
+static time_t mtime(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return st.st_mtime;
+}
+
+/*
+ * OUTPUT_DIR already holding the cached build (a build ahead made in
+ * place) is left alone, mtimes included; a file that differs is written
+ */
+static void test_restore_same(void **state)
+{
+	struct fx *f = *state;
+	struct kbc_key k = key(f, "dddd", "oldconfig");
+	char rel[64], why[512];
+	char *img = xasprintf("%s/arch/x86/boot/bzImage", f->out);
+	char *cfg = xasprintf("%s/.config", f->out);
+	time_t ti, tc;
+
+	build(f, "kernel D", "CONFIG_D=y\n");
+	assert_int_equal(kbc_store(&k, f->out, "6.1.0-d", why, sizeof(why)), 0);
+	ti = aged(img);
+	tc = aged(cfg);
+	assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
+				     sizeof(why)), 0);
+	assert_string_equal(rel, "6.1.0-d");
+	assert_true(mtime(img) == ti);
+	assert_true(mtime(cfg) == tc);
+
+	put(cfg, "CONFIG_D=n\n");
+	tc = aged(cfg);
+	assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
+				     sizeof(why)), 0);
+	assert_string_equal(get(cfg), "CONFIG_D=y\n");
+	assert_true(mtime(cfg) > tc);
+	assert_true(mtime(img) == ti);
+	free(img);
+	free(cfg);
+}
+
 static void test_modules_not_cached(void **state)
 {
 	struct fx *f = *state;
@@ -198,6 +255,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_restore_same, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_modules_not_cached, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_broken_entry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
