@@ -32,6 +32,7 @@ fi
 pids=
 cleanup() { for p in $pids; do kill "$p" 2>/dev/null; done; wait; }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 printf 'Host 127.0.0.1\n\tPort 1\n' >ssh_config
 
 cat >half1.log <<'EOF'

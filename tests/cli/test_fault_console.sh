@@ -27,6 +27,7 @@ printf 'Host 127.0.0.1\n\tPort 1\n' >ssh_config
 relays=
 cleanup() { for p in $relays; do kill "$p" 2>/dev/null; done; }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 # A tree whose kernelrelease is 6.1.0-a: BUILD_TYPE = nobuild boots what
 # is built, and ktest.pl's get_version still asks the tree for its release

@@ -413,6 +413,7 @@ check "within TIMEOUT, plus the ssh probe (${took}s)" test "$took" -le 8
 mounted=
 cleanup() { for m in $mounted; do umount "$m" 2>/dev/null; done; }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 mkdir -p mnt-out mnt-state
 if mount -t tmpfs -o size=1m tmpfs mnt-out 2>/dev/null &&
    mount -t tmpfs -o size=1m tmpfs mnt-state 2>/dev/null; then

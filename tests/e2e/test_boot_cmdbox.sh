@@ -38,6 +38,7 @@ cleanup() {
 	[ -s "$T/qemu.pid" ] && kill "$(cat "$T/qemu.pid")" 2>/dev/null
 }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 conf() {	# conf STATE TEST-LINES...
 	state=$1

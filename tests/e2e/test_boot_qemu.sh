@@ -26,6 +26,7 @@ sshd_dir=$KTEST_TMP/sshd
 port=$(sh "$KTEST_SRC/tests/lab/sshd.sh" start "$sshd_dir") || {
 	not_ok "sshd starts"; finish; }
 trap 'sh "$KTEST_SRC/tests/lab/sshd.sh" stop "$sshd_dir"' EXIT
+trap 'exit 130' INT TERM
 export HOME=$KTEST_TMP/home
 mkdir -p "$HOME/.ssh" box
 cat >"$HOME/.ssh/config" <<EOF2
