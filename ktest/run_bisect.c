@@ -428,8 +428,11 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 	}
 	ret = krun_step_retry(s->r, &o, what, &res);
 	free(bt);
-	/* a build taken from the cache says nothing of make's time */
-	if (!ret && res.ms[KPH_BUILD] > 0)
+	/*
+	 * A build taken from the cache (0 ms) says nothing of make's time,
+	 * nor does one that failed (the step ended in its build phase)
+	 */
+	if (!ret && res.ms[KPH_BUILD] > 0 && strcmp(res.phase, "build"))
 		s->spec_build_ms = res.ms[KPH_BUILD];
 	if (!ret && res.image[0])
 		free(strmap_put(&s->images, id, xstrdup(res.image)));
