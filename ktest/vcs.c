@@ -37,7 +37,7 @@ struct kvcs {
 	git_repository *repo;
 	char *path;
 	char err[1024];
-	bool synced;	/* a checkout left the work tree as the index */
+	bool synced;	/* the work tree is as the index (checked or checked out) */
 };
 
 /* Our own branch for a worktree while git_worktree_add() needs one. */
@@ -2131,9 +2131,18 @@ static int refuse_dirty(struct kvcs *v, const char *doing)
 	return n ? 1 : 0;
 }
 
+/*
+ * A work tree found clean is as its index: the next checkout may then
+ * write only the files where the index and its commit differ (about 50 ms
+ * in a kernel tree) instead of comparing every file again (0.5 s).
+ */
 int kvcs_check_clean(struct kvcs *v)
 {
-	return refuse_dirty(v, "");
+	int ret = refuse_dirty(v, "");
+
+	if (ret == 0)
+		v->synced = true;
+	return ret;
 }
 
 struct conflicts {

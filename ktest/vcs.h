@@ -85,11 +85,16 @@ void kvcs_graph_free(struct kb_graph *g);
 
 /* Files in the work tree that differ from HEAD or the index (git status). */
 int kvcs_dirty_files(struct kvcs *v, char ***paths, size_t *n);
-/* A checkout through this handle has left the work tree as the index. */
+/*
+ * A checkout through this handle has left the work tree as the index, or
+ * kvcs_check_clean() found it so: kvcs_checkout_again() then writes only
+ * the files that change.
+ */
 bool kvcs_synced(const struct kvcs *v);
 /*
- * 0 when no tracked file has local changes; 1 when some do, the error
- * naming them (up to 10); -1 when the status cannot be read.
+ * 0 when no tracked file has local changes (the handle is then synced);
+ * 1 when some do, the error naming them (up to 10); -1 when the status
+ * cannot be read.
  */
 int kvcs_check_clean(struct kvcs *v);
 

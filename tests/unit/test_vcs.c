@@ -1157,6 +1157,50 @@ static void test_checkout_changed(void **state)
 	free_small(&s);
 }
 
+/*
+ * A work tree that kvcs_check_clean() finds clean is as its index: the
+ * handle is synced, and the first checkout of a run writes only what
+ * changes. A dirty one is not synced.
+ */
+static void test_clean_syncs(void **state)
+{
+	const char *all[] = { "a", "dir/c", "e", "k" };
+	struct small s;
+	struct kvcs *v;
+
+	make_small(&s);
+	v = open_ok(s.dir);
+	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+	kvcs_close(v);
+
+	/* a new run: a fresh handle on a clean tree */
+	v = open_ok(s.dir);
+	assert_false(kvcs_synced(v));
+	age_all(s.dir, all, 4);
+	put(s.dir, "junk.o", "untracked\n");
+	assert_int_equal(kvcs_check_clean(v), 0);
+	assert_true(kvcs_synced(v));
+	assert_int_equal(kvcs_checkout_again(v, s.h_c2), 0);
+	assert_head_detached_at(s.r, s.h_c2);
+	assert_file(s.dir, "a", "a2\n");
+	assert_file(s.dir, "dir/c", "c1\n");
+	assert_file(s.dir, "b", "b1\n");
+	assert_false(exists(s.dir, "e"));
+	assert_true(is_old(s.dir, "k"));
+	assert_true(exists(s.dir, "junk.o"));
+	assert_dirty(v, NULL, 0);
+	kvcs_close(v);
+
+	/* a local change: refused, not synced */
+	put(s.dir, "k", "mine\n");
+	v = open_ok(s.dir);
+	assert_int_equal(kvcs_check_clean(v), 1);
+	assert_false(kvcs_synced(v));
+	assert_file(s.dir, "k", "mine\n");
+	kvcs_close(v);
+	free_small(&s);
+}
+
 /* ---- worktrees ---- */
 
 static bool has_branch(git_repository *r, const char *name)
@@ -2177,6 +2221,7 @@ int main(void)
 		cmocka_unit_test(test_cherry),
 		cmocka_unit_test(test_checkout),
 		cmocka_unit_test(test_checkout_changed),
+		cmocka_unit_test(test_clean_syncs),
 		cmocka_unit_test(test_worktrees),
 		cmocka_unit_test(test_bisect_fixed),
 		cmocka_unit_test(test_bisect_random),
