@@ -788,12 +788,43 @@ static int configure(struct kbuild *b)
 	return ret;
 }
 
-/* kernelrelease of what was just built, before POST_BUILD may change it. */
+/*
+ * The release kbuild wrote to OUTPUT_DIR's include/config/kernel.release
+ * in the make that just built: what the image's uname -r says. NULL when
+ * there is none (a make that is not kbuild's).
+ */
+static char *built_release(const struct kbuild *b)
+{
+	char *path = xasprintf("%s/include/config/kernel.release", b->outdir);
+	FILE *f = fopen(path, "re");
+	char line[256], *rel = NULL;
+	size_t len;
+
+	free(path);
+	if (!f)
+		return NULL;
+	if (fgets(line, sizeof(line), f)) {
+		len = strcspn(line, "\r\n");
+		/* a line that did not fit is not a release */
+		if (len && len < sizeof(line) - 1)
+			rel = xstrndup(line, len);
+	}
+	fclose(f);
+	return rel;
+}
+
+/*
+ * kernelrelease of what was just built, before POST_BUILD may change it:
+ * the file kbuild wrote, else "make -s kernelrelease", which computes the
+ * same again (0.25 s a build on tinyconfig, more on a bigger tree).
+ */
 static void read_release(struct kbuild *b)
 {
 	char why[256];
-	char *rel = kbuild_kernelrelease(b->o, why, sizeof(why));
+	char *rel = built_release(b);
 
+	if (!rel)
+		rel = kbuild_kernelrelease(b->o, why, sizeof(why));
 	if (!rel) {
 		say(b, "ktest: %s", why);
 		return;

@@ -41,6 +41,8 @@ static const char makefile[] =
 	"\t@if grep -q '^CONFIG_BREAK=y' $(C); then \\\n"
 	"\t\techo 'init/main.c:20:1: error: expected ; before }'; exit 1; fi\n"
 	"\t@mkdir -p $(O)/arch/x86/boot && cp $(C) $(O)/arch/x86/boot/bzImage\n"
+	"\t@test ! -e $(O)/kbuild-release || { mkdir -p $(O)/include/config && \\\n"
+	"\t\techo \"6.1.0$$(cat $(O)/localversion)\" > $(O)/include/config/kernel.release; }\n"
 	"\n"
 	"mrproper:\n"
 	"\t@$(call note,mrproper)\n"
@@ -66,6 +68,7 @@ static const char makefile[] =
 	"\n"
 	"kernelrelease:\n"
 	"\t@test -e $(O)/arch/x86/boot/bzImage || { echo \"Error: kernelrelease not valid - run 'make prepare' to update it\" >&2; exit 2; }\n"
+	"\t@echo kernelrelease >> $(O)/release-asked\n"
 	"\t@echo \"6.1.0$$(cat $(O)/localversion)\"\n";
 
 struct fx {
@@ -667,6 +670,35 @@ static void test_kernelrelease(void **state)
 	assert_non_null(strstr(why, "printed nothing"));
 }
 
+/*
+ * After a build, the release is the one kbuild wrote to O=/include/config/
+ * kernel.release; make kernelrelease is asked only when there is none.
+ */
+static void test_release_file(void **state)
+{
+	struct fx *f = *state;
+	char *asked = xasprintf("%s/release-asked", f->out);
+
+	assert_int_equal(build(f), KBUILD_OK);
+	assert_string_equal(f->r.release, "6.1.0-test");
+	assert_int_equal(access(asked, F_OK), 0);
+
+	mark(f, "kbuild-release");
+	unlink_out(f, "release-asked");
+	assert_int_equal(build(f), KBUILD_OK);
+	assert_string_equal(f->r.release, "6.1.0-test");
+	assert_int_equal(access(asked, F_OK), -1);
+	assert_file(f, "include/config/kernel.release", "6.1.0-test\n");
+
+	/* an empty file is no release: make is asked */
+	unlink_out(f, "kbuild-release");
+	write_out(f, "include/config/kernel.release", "");
+	assert_int_equal(build(f), KBUILD_OK);
+	assert_string_equal(f->r.release, "6.1.0-test");
+	assert_int_equal(access(asked, F_OK), 0);
+	free(asked);
+}
+
 /* O=/.config's modification time, in nanoseconds. */
 static long long config_mtime(struct fx *f)
 {
@@ -850,6 +882,7 @@ int main(void)
 		T(test_log_truncated),
 		T(test_under_make),
 		T(test_kernelrelease),
+		T(test_release_file),
 		T(test_noclean_same_config),
 		T(test_noclean_failed_config),
 		T(test_noclean_oldconfig_settles),
