@@ -2145,6 +2145,134 @@ int kvcs_check_clean(struct kvcs *v)
 	return ret;
 }
 
+/* Is the file at full (lstat'ed as st) already the blob id? */
+static bool is_blob(const char *full, const struct stat *st, const git_oid *id)
+{
+	git_oid have;
+	char link[4096];
+	ssize_t n;
+
+	if (S_ISREG(st->st_mode))
+		return !git_odb_hashfile(&have, full, GIT_OBJECT_BLOB) &&
+		       git_oid_equal(&have, id);
+	if (!S_ISLNK(st->st_mode))
+		return false;
+	n = readlink(full, link, sizeof(link));
+	return n >= 0 && (size_t)n < sizeof(link) &&
+	       !git_odb_hash(&have, link, (size_t)n, GIT_OBJECT_BLOB) &&
+	       git_oid_equal(&have, id);
+}
+
+/* Neither in the index nor ignored: a file of the user's. */
+static bool untracked(struct kvcs *v, git_index *idx, const char *path)
+{
+	int ignored = 0;
+
+	if (git_index_get_bypath(idx, path, 0))
+		return false;
+	return git_ignore_path_is_ignored(&ignored, v->repo, path) < 0 ||
+	       !ignored;
+}
+
+/*
+ * What a forced checkout of path (in the target, not in the index) would
+ * overwrite or remove: an untracked file or directory there that is not
+ * already the target's blob (what a checkout killed half-way wrote is), or
+ * an untracked file where the path needs a directory. "git checkout"
+ * refuses these; libgit2's forced checkout would lose them.
+ */
+static void in_the_way(struct kvcs *v, git_index *idx, const char *path,
+		       const git_oid *id, struct strvec *in_way)
+{
+	const char *wd = git_repository_workdir(v->repo);
+	char *full = xasprintf("%s%s", wd ? wd : "", path);
+	size_t root = strlen(full) - strlen(path);
+	struct stat st;
+	char *slash;
+
+	if (!lstat(full, &st)) {
+		if (!is_blob(full, &st, id) && untracked(v, idx, path))
+			strvec_push(in_way, path);
+	} else if (errno == ENOTDIR) {
+		/* the first component that is not a directory */
+		for (slash = strchr(full + root, '/'); slash;
+		     slash = strchr(slash + 1, '/')) {
+			*slash = '\0';
+			if (!lstat(full, &st) && !S_ISDIR(st.st_mode)) {
+				if (untracked(v, idx, full + root))
+					strvec_push(in_way, full + root);
+				break;
+			}
+			*slash = '/';
+		}
+	}
+	free(full);
+}
+
+/*
+ * The paths where the index and tree differ (both sides of each change);
+ * in in_way (when not NULL), the untracked files a forced checkout of the
+ * tree would lose.
+ */
+static int index_changes(struct kvcs *v, git_tree *tree, git_index *idx,
+			 struct strvec *paths, struct strvec *in_way)
+{
+	git_diff *diff = NULL;
+
+	if (git_diff_tree_to_index(&diff, v->repo, tree, idx, NULL) < 0)
+		return git_fail(v, "can't compare the index of %s with a commit",
+				v->path);
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		/* from the tree to the index: "deleted" is what comes */
+		if (in_way && d->status == GIT_DELTA_DELETED &&
+		    d->old_file.path)
+			in_the_way(v, idx, d->old_file.path, &d->old_file.id,
+				   in_way);
+		if (d->old_file.path)
+			strvec_push(paths, d->old_file.path);
+		if (d->new_file.path && (!d->old_file.path ||
+		    strcmp(d->new_file.path, d->old_file.path)))
+			strvec_push(paths, d->new_file.path);
+	}
+	git_diff_free(diff);
+	return 0;
+}
+
+/* 0, or -1 naming the untracked files a forced checkout of id would lose. */
+static int refuse_in_way(struct kvcs *v, const char *id, struct strvec *in_way)
+{
+	struct sbuf b;
+
+	if (!in_way->n)
+		return 0;
+	sbuf_init(&b);
+	list_files(&b, in_way->v, in_way->n);
+	set_err(v, "can't check out '%s' in %s: it would overwrite untracked files: %s (move them away, then run ktest again)",
+		id, v->path, sbuf_str(&b));
+	sbuf_free(&b);
+	return -1;
+}
+
+/* 0, or -1 when a forced checkout of c would lose untracked files. */
+static int refuse_untracked(struct kvcs *v, git_commit *c, git_index *idx,
+			    const char *id)
+{
+	struct strvec paths = { 0 }, in_way = { 0 };
+	git_tree *tree = NULL;
+	int ret = -1;
+
+	if (git_index_read(idx, false) < 0 || git_commit_tree(&tree, c) < 0)
+		git_fail(v, "can't read '%s' or the index of %s", id, v->path);
+	else if (!index_changes(v, tree, idx, &paths, &in_way))
+		ret = refuse_in_way(v, id, &in_way);
+	strvec_clear(&paths);
+	strvec_clear(&in_way);
+	git_tree_free(tree);
+	return ret;
+}
+
 struct conflicts {
 	struct strvec paths;
 };
@@ -2187,7 +2315,9 @@ int kvcs_checkout(struct kvcs *v, const char *id, bool force)
 	 * Files already as in the target are not written, so they keep
 	 * their mtime and kbuild stays incremental. SAFE (nothing is dirty
 	 * now) still refuses to clobber an untracked file that the target
-	 * tracks; FORCE overwrites it, as "git checkout -f" does.
+	 * tracks; FORCE overwrites changes to tracked files, as "git
+	 * checkout -f" does, but refuse_untracked() stops it first where it
+	 * would lose an untracked file (what "git checkout -f" overwrites).
 	 *
 	 * libgit2 compares the target with HEAD's tree by default and then
 	 * leaves alone what the two share, in the index too: a file that
@@ -2203,6 +2333,8 @@ int kvcs_checkout(struct kvcs *v, const char *id, bool force)
 			goto out;
 		}
 		co.baseline_index = idx;
+		if (refuse_untracked(v, c, idx, id) < 0)
+			goto out;
 	}
 	co.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
 	co.notify_cb = note_conflict;
@@ -2232,31 +2364,9 @@ out:
 	return ret;
 }
 
-/* The paths where the index and tree differ (both sides of each change). */
-static int index_changes(struct kvcs *v, git_tree *tree, git_index *idx,
-			 struct strvec *paths)
-{
-	git_diff *diff = NULL;
-
-	if (git_diff_tree_to_index(&diff, v->repo, tree, idx, NULL) < 0)
-		return git_fail(v, "can't compare the index of %s with a commit",
-				v->path);
-	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
-		const git_diff_delta *d = git_diff_get_delta(diff, i);
-
-		if (d->old_file.path)
-			strvec_push(paths, d->old_file.path);
-		if (d->new_file.path && (!d->old_file.path ||
-		    strcmp(d->new_file.path, d->old_file.path)))
-			strvec_push(paths, d->new_file.path);
-	}
-	git_diff_free(diff);
-	return 0;
-}
-
 int kvcs_checkout_changed(struct kvcs *v, const char *id)
 {
-	struct strvec paths = { 0 };
+	struct strvec paths = { 0 }, in_way = { 0 };
 	git_checkout_options co;
 	git_index *idx = NULL;
 	git_tree *tree = NULL;
@@ -2273,7 +2383,8 @@ int kvcs_checkout_changed(struct kvcs *v, const char *id)
 		git_fail(v, "can't read '%s' or the index of %s", id, v->path);
 		goto out;
 	}
-	if (index_changes(v, tree, idx, &paths) < 0)
+	if (index_changes(v, tree, idx, &paths, &in_way) < 0 ||
+	    refuse_in_way(v, id, &in_way) < 0)
 		goto out;
 	/* no paths would mean every path to libgit2 */
 	if (paths.n) {
@@ -2294,6 +2405,7 @@ int kvcs_checkout_changed(struct kvcs *v, const char *id)
 	}
 	ret = 0;
 out:
+	strvec_clear(&in_way);
 	strvec_clear(&paths);
 	git_tree_free(tree);
 	git_index_free(idx);

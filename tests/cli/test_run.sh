@@ -229,6 +229,22 @@ expect_rc 2 "so does a patchcheck"
 check "its change is still there too" test "$(cat "$src/version")" = mine
 g checkout -q -- version
 
+# an untracked file of the user's where a commit has one (c15 adds bug):
+# no checkout overwrites it, as git checkout would not
+g checkout -q "$c20"
+echo mine >"$src/bug"
+bisect_conf state-untracked "BISECT_GOOD = $c14" "BISECT_BAD = $c16"
+run_ktest bisect.conf
+expect_rc 3 "a bisect stops before it overwrites an untracked file: exit 3 (resume)"
+check "naming it, and what to do" grep -q "would overwrite untracked files: bug (move them away, then run ktest again)" out
+check "the file is still the user's" test "$(cat "$src/bug")" = mine
+check "HEAD has not moved" test "$(g rev-parse HEAD)" = "$c20"
+rm -f "$src/bug"
+run_ktest bisect.conf
+expect_rc 0 "once it is moved away, the rerun finishes"
+check "with the culprit" grep -q "$c15 is the first bad commit" out
+check "BUILD_DIR is back at HEAD" test "$(g rev-parse HEAD)" = "$c20"
+
 # a hook's change is ktest's own: a run killed with one in the tree resumes
 bisect_conf state-hook "BISECT_GOOD = $c0" "BISECT_BAD = $c16" \
 	"PRE_BUILD = echo HOOK=1 >> $src/Makefile; n=\$(cat $KTEST_TMP/hcount 2>/dev/null || echo 0); n=\$((n+1)); echo \$n > $KTEST_TMP/hcount; if [ \$n -eq 3 ]; then kill -9 \$PPID; fi"

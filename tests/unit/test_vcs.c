@@ -1065,8 +1065,16 @@ static void test_checkout(void **state)
 	assert_err_has(v, "would overwrite untracked files: e");
 	assert_file(s.dir, "e", "mine\n");
 	assert_head_detached_at(s.r, s.h_c2);
+	/* forced (a resumed run's first checkout): not lost either */
+	assert_int_equal(kvcs_checkout(v, s.h_c3, true), -1);
+	assert_err_has(v, "would overwrite untracked files: e (move them away");
+	assert_file(s.dir, "e", "mine\n");
+	assert_head_detached_at(s.r, s.h_c2);
+	/* what a checkout of c3 killed half-way would have left: no loss */
+	put(s.dir, "e", "e3\n");
 	assert_int_equal(kvcs_checkout(v, s.h_c3, true), 0);
 	assert_file(s.dir, "e", "e3\n");
+	assert_head_detached_at(s.r, s.h_c3);
 
 	assert_int_equal(kvcs_checkout(v, "nope", true), -1);
 	assert_err_has(v, "unknown revision 'nope'");
@@ -1197,6 +1205,81 @@ static void test_clean_syncs(void **state)
 	assert_int_equal(kvcs_check_clean(v), 1);
 	assert_false(kvcs_synced(v));
 	assert_file(s.dir, "k", "mine\n");
+	kvcs_close(v);
+	free_small(&s);
+}
+
+/*
+ * A checkout that goes by the index does not overwrite a user's untracked
+ * file where the next commit has one ("git checkout" refuses too): not a
+ * file, not a directory where a file comes, not a file where a directory
+ * comes. Ignored files, and files already as in the commit, are no loss.
+ */
+static void test_untracked_in_way(void **state)
+{
+	struct file f[] = {
+		{ "a", "a4\n" }, { "dir/c", "c-s2\n" }, { "e", "e3\n" },
+		{ "k", "keep\n" }, { "new/x", "x\n" },
+	};
+	char h_d[GIT_OID_HEXSZ + 1], *p;
+	struct small s;
+	struct kvcs *v;
+	git_oid t, d;
+
+	make_small(&s);
+	t = tree_of(s.r, f, 5);
+	d = commit_at(s.r, &t, &s.c4, 1, BASE_TIME + 50, "d");
+	hex(h_d, &d);
+	v = open_ok(s.dir);
+	assert_int_equal(kvcs_checkout(v, "main", true), 0);	/* c4: no b */
+
+	/* c4 -> c2 brings b back: a file of the user's there stops it */
+	put(s.dir, "b", "mine\n");
+	assert_int_equal(kvcs_checkout_changed(v, s.h_c2), -1);
+	assert_err_has(v, "would overwrite untracked files: b (move them away");
+	assert_file(s.dir, "b", "mine\n");
+	assert_head_detached_at(s.r, s.h_c4);
+	assert_int_equal(kvcs_checkout_again(v, s.h_c2), -1);
+	assert_file(s.dir, "b", "mine\n");
+	/* already what c2 has: nothing is lost */
+	put(s.dir, "b", "b1\n");
+	assert_int_equal(kvcs_checkout_changed(v, s.h_c2), 0);
+	assert_head_detached_at(s.r, s.h_c2);
+	assert_int_equal(kvcs_checkout_changed(v, s.h_c4), 0);
+	assert_false(exists(s.dir, "b"));
+
+	/* ignored: overwritten, as git does */
+	put(s.dir, "b", "mine\n");
+	p = xasprintf("%s/.git/info", s.dir);
+	mkdir(p, 0755);
+	free(p);
+	put(s.dir, ".git/info/exclude", "b\n");
+	assert_int_equal(kvcs_checkout_changed(v, s.h_c2), 0);
+	assert_file(s.dir, "b", "b1\n");
+	assert_int_equal(kvcs_checkout_changed(v, s.h_c4), 0);
+	put(s.dir, ".git/info/exclude", "");
+
+	/* a directory of the user's where a file comes */
+	p = xasprintf("%s/b", s.dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	put(s.dir, "b/x", "mine\n");
+	assert_int_equal(kvcs_checkout_changed(v, s.h_c2), -1);
+	assert_err_has(v, "would overwrite untracked files: b (");
+	assert_file(s.dir, "b/x", "mine\n");
+	rm_rf(p);
+	free(p);
+
+	/* a file of the user's where a directory comes */
+	put(s.dir, "new", "mine\n");
+	assert_int_equal(kvcs_checkout_changed(v, h_d), -1);
+	assert_err_has(v, "would overwrite untracked files: new (");
+	assert_file(s.dir, "new", "mine\n");
+	p = xasprintf("%s/new", s.dir);
+	assert_int_equal(unlink(p), 0);
+	free(p);
+	assert_int_equal(kvcs_checkout_changed(v, h_d), 0);
+	assert_file(s.dir, "new/x", "x\n");
+	assert_head_detached_at(s.r, h_d);
 	kvcs_close(v);
 	free_small(&s);
 }
@@ -2222,6 +2305,7 @@ int main(void)
 		cmocka_unit_test(test_checkout),
 		cmocka_unit_test(test_checkout_changed),
 		cmocka_unit_test(test_clean_syncs),
+		cmocka_unit_test(test_untracked_in_way),
 		cmocka_unit_test(test_worktrees),
 		cmocka_unit_test(test_bisect_fixed),
 		cmocka_unit_test(test_bisect_random),
