@@ -2174,10 +2174,21 @@ static bool untracked(struct kvcs *v, git_index *idx, const char *path)
 	       !ignored;
 }
 
+/* Does the index track files under the directory path? */
+static bool tracked_dir(git_index *idx, const char *path)
+{
+	char *prefix = xasprintf("%s/", path);
+	size_t pos;
+	bool ret = git_index_find_prefix(&pos, idx, prefix) == 0;
+
+	free(prefix);
+	return ret;
+}
+
 /*
  * What a forced checkout of path (in the target, not in the index) would
- * overwrite or remove: an untracked file or directory there that is not
- * already the target's blob (what a checkout killed half-way wrote is), or
+ * overwrite or remove: an untracked directory there, or an untracked file
+ * that is not already the target's blob (what a checkout killed half-way wrote is), or
  * an untracked file where the path needs a directory. "git checkout"
  * refuses these; libgit2's forced checkout would lose them.
  */
@@ -2191,8 +2202,11 @@ static void in_the_way(struct kvcs *v, git_index *idx, const char *path,
 	char *slash;
 
 	if (!lstat(full, &st)) {
-		if (!is_blob(full, &st, id) && untracked(v, idx, path))
-			strvec_push(in_way, path);
+		/* a tracked directory that becomes a file is a change */
+		if (S_ISDIR(st.st_mode) ? !tracked_dir(idx, path) :
+		    !is_blob(full, &st, id))
+			if (untracked(v, idx, path))
+				strvec_push(in_way, path);
 	} else if (errno == ENOTDIR) {
 		/* the first component that is not a directory */
 		for (slash = strchr(full + root, '/'); slash;

@@ -1280,6 +1280,24 @@ static void test_untracked_in_way(void **state)
 	assert_int_equal(kvcs_checkout_changed(v, h_d), 0);
 	assert_file(s.dir, "new/x", "x\n");
 	assert_head_detached_at(s.r, h_d);
+
+	/* a tracked directory that becomes a file is no untracked one */
+	{
+		struct file g[] = {
+			{ "a", "a4\n" }, { "dir", "now a file\n" },
+			{ "e", "e3\n" }, { "k", "keep\n" },
+		};
+		char h_f[GIT_OID_HEXSZ + 1];
+		git_oid fc;
+
+		t = tree_of(s.r, g, 4);
+		fc = commit_at(s.r, &t, &s.c4, 1, BASE_TIME + 60, "f");
+		hex(h_f, &fc);
+		assert_int_equal(kvcs_checkout_changed(v, h_f), 0);
+		assert_file(s.dir, "dir", "now a file\n");
+		assert_int_equal(kvcs_checkout_changed(v, s.h_c4), 0);
+		assert_file(s.dir, "dir/c", "c-s2\n");
+	}
 	kvcs_close(v);
 	free_small(&s);
 }
