@@ -1088,6 +1088,27 @@ static void test_checkout(void **state)
 	free_small(&s);
 }
 
+/* The work tree and HEAD as c2 has them (k aside: tests vary it). */
+static void assert_at_c2(const struct small *s)
+{
+	assert_head_detached_at(s->r, s->h_c2);
+	assert_file(s->dir, "a", "a2\n");
+	assert_file(s->dir, "dir/c", "c1\n");
+	assert_file(s->dir, "b", "b1\n");
+	assert_false(exists(s->dir, "e"));
+}
+
+/* The small repository, checked out at main by a new handle. */
+static struct kvcs *small_at_main(struct small *s)
+{
+	struct kvcs *v;
+
+	make_small(s);
+	v = open_ok(s->dir);
+	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+	return v;
+}
+
 /*
  * kvcs_checkout_changed(): only the files where the index and the target
  * differ are written; a local change elsewhere stays (as "git checkout").
@@ -1097,11 +1118,7 @@ static void test_checkout_changed(void **state)
 	const char *all[] = { "a", "dir/c", "e", "k" };
 	const char *c2_files[] = { "a", "b", "dir/c", "k" };
 	struct small s;
-	struct kvcs *v;
-
-	make_small(&s);
-	v = open_ok(s.dir);
-	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+	struct kvcs *v = small_at_main(&s);
 
 	/* c4 -> c2: a and dir/c rewritten, e goes, b comes; k's local change stays */
 	age_all(s.dir, all, 4);
@@ -1109,11 +1126,7 @@ static void test_checkout_changed(void **state)
 	put(s.dir, "k", "mine\n");
 	age(s.dir, "k");
 	assert_int_equal(kvcs_checkout_changed(v, s.h_c2), 0);
-	assert_head_detached_at(s.r, s.h_c2);
-	assert_file(s.dir, "a", "a2\n");
-	assert_file(s.dir, "dir/c", "c1\n");
-	assert_file(s.dir, "b", "b1\n");
-	assert_false(exists(s.dir, "e"));
+	assert_at_c2(&s);
 	assert_file(s.dir, "k", "mine\n");
 	assert_true(is_old(s.dir, "k"));
 	assert_true(exists(s.dir, "junk.o"));
@@ -1174,11 +1187,8 @@ static void test_clean_syncs(void **state)
 {
 	const char *all[] = { "a", "dir/c", "e", "k" };
 	struct small s;
-	struct kvcs *v;
+	struct kvcs *v = small_at_main(&s);
 
-	make_small(&s);
-	v = open_ok(s.dir);
-	assert_int_equal(kvcs_checkout(v, "main", true), 0);
 	kvcs_close(v);
 
 	/* a new run: a fresh handle on a clean tree */
@@ -1189,11 +1199,7 @@ static void test_clean_syncs(void **state)
 	assert_int_equal(kvcs_check_clean(v), 0);
 	assert_true(kvcs_synced(v));
 	assert_int_equal(kvcs_checkout_again(v, s.h_c2), 0);
-	assert_head_detached_at(s.r, s.h_c2);
-	assert_file(s.dir, "a", "a2\n");
-	assert_file(s.dir, "dir/c", "c1\n");
-	assert_file(s.dir, "b", "b1\n");
-	assert_false(exists(s.dir, "e"));
+	assert_at_c2(&s);
 	assert_true(is_old(s.dir, "k"));
 	assert_true(exists(s.dir, "junk.o"));
 	assert_dirty(v, NULL, 0);
@@ -1223,15 +1229,12 @@ static void test_untracked_in_way(void **state)
 	};
 	char h_d[GIT_OID_HEXSZ + 1], *p;
 	struct small s;
-	struct kvcs *v;
+	struct kvcs *v = small_at_main(&s);	/* c4: no b */
 	git_oid t, d;
 
-	make_small(&s);
 	t = tree_of(s.r, f, 5);
 	d = commit_at(s.r, &t, &s.c4, 1, BASE_TIME + 50, "d");
 	hex(h_d, &d);
-	v = open_ok(s.dir);
-	assert_int_equal(kvcs_checkout(v, "main", true), 0);	/* c4: no b */
 
 	/* c4 -> c2 brings b back: a file of the user's there stops it */
 	put(s.dir, "b", "mine\n");
