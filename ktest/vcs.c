@@ -2434,12 +2434,47 @@ int kvcs_checkout_again(struct kvcs *v, const char *id)
 	return kvcs_checkout(v, id, true);
 }
 
+/*
+ * 0, or -1 naming the untracked files that a forced checkout of the index
+ * to (a revert's) would lose: what it brings that the index lacks.
+ */
+static int refuse_untracked_index(struct kvcs *v, git_index *to,
+				  const char *what)
+{
+	struct strvec in_way = { 0 };
+	git_index *idx = NULL;
+	git_diff *diff = NULL;
+	int ret = -1;
+
+	if (git_repository_index(&idx, v->repo) < 0 ||
+	    git_index_read(idx, false) < 0 ||
+	    git_diff_index_to_index(&diff, v->repo, idx, to, NULL) < 0) {
+		git_fail(v, "can't compare the index of %s with %s", v->path,
+			 what);
+		goto out;
+	}
+	for (size_t i = 0; i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		if (d->status == GIT_DELTA_ADDED && d->new_file.path)
+			in_the_way(v, idx, d->new_file.path, &d->new_file.id,
+				   &in_way);
+	}
+	ret = refuse_in_way(v, what, &in_way);
+out:
+	strvec_clear(&in_way);
+	git_diff_free(diff);
+	git_index_free(idx);
+	return ret;
+}
+
 int kvcs_checkout_revert(struct kvcs *v, const char *onto, const char *revert,
 			 bool *conflicts)
 {
 	git_checkout_options co;
 	git_commit *r = NULL, *o = NULL;
 	git_index *idx = NULL;
+	char *what = NULL;
 	int ret = -1;
 
 	*conflicts = false;
@@ -2460,6 +2495,9 @@ int kvcs_checkout_revert(struct kvcs *v, const char *onto, const char *revert,
 		set_err(v, "reverting %.12s on %.12s conflicts", revert, onto);
 		goto out;
 	}
+	what = xasprintf("%s reverted on %s", revert, onto);
+	if (refuse_untracked_index(v, idx, what) < 0)
+		goto out;
 	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
 	co.checkout_strategy = GIT_CHECKOUT_FORCE;
 	if (git_checkout_index(v->repo, idx, &co) < 0) {
@@ -2469,6 +2507,7 @@ int kvcs_checkout_revert(struct kvcs *v, const char *onto, const char *revert,
 	}
 	ret = 0;
 out:
+	free(what);
 	git_index_free(idx);
 	git_commit_free(r);
 	git_commit_free(o);

@@ -1284,6 +1284,27 @@ static void test_untracked_in_way(void **state)
 	assert_file(s.dir, "new/x", "x\n");
 	assert_head_detached_at(s.r, h_d);
 
+	/* reverting c3 on c4 brings b back: not over the user's b */
+	assert_int_equal(kvcs_checkout_changed(v, s.h_c4), 0);
+	put(s.dir, "b", "mine\n");
+	{
+		bool conflicts;
+
+		assert_int_equal(kvcs_checkout_revert(v, s.h_c4, s.h_c3,
+						      &conflicts), -1);
+		assert_false(conflicts);
+		assert_err_has(v, "would overwrite untracked files: b (");
+		assert_file(s.dir, "b", "mine\n");
+		p = xasprintf("%s/b", s.dir);
+		assert_int_equal(unlink(p), 0);
+		free(p);
+		assert_int_equal(kvcs_checkout_revert(v, s.h_c4, s.h_c3,
+						      &conflicts), 0);
+		assert_file(s.dir, "b", "b1\n");
+		assert_false(exists(s.dir, "e"));
+	}
+	assert_int_equal(kvcs_checkout(v, h_d, true), 0);
+
 	/* a tracked directory that becomes a file is no untracked one */
 	{
 		struct file g[] = {
