@@ -2224,9 +2224,9 @@ static void in_the_way(struct kvcs *v, git_index *idx, const char *path,
 }
 
 /*
- * The paths where the index and tree differ (both sides of each change);
- * in in_way (when not NULL), the untracked files a forced checkout of the
- * tree would lose.
+ * In paths (when not NULL), where the index and tree differ (both sides of
+ * each change); in in_way (when not NULL), the untracked files a forced
+ * checkout of the tree would lose.
  */
 static int index_changes(struct kvcs *v, git_tree *tree, git_index *idx,
 			 struct strvec *paths, struct strvec *in_way)
@@ -2244,6 +2244,8 @@ static int index_changes(struct kvcs *v, git_tree *tree, git_index *idx,
 		    d->old_file.path)
 			in_the_way(v, idx, d->old_file.path, &d->old_file.id,
 				   in_way);
+		if (!paths)
+			continue;
 		if (d->old_file.path)
 			strvec_push(paths, d->old_file.path);
 		if (d->new_file.path && (!d->old_file.path ||
@@ -2273,15 +2275,14 @@ static int refuse_in_way(struct kvcs *v, const char *id, struct strvec *in_way)
 static int refuse_untracked(struct kvcs *v, git_commit *c, git_index *idx,
 			    const char *id)
 {
-	struct strvec paths = { 0 }, in_way = { 0 };
+	struct strvec in_way = { 0 };
 	git_tree *tree = NULL;
 	int ret = -1;
 
 	if (git_index_read(idx, false) < 0 || git_commit_tree(&tree, c) < 0)
 		git_fail(v, "can't read '%s' or the index of %s", id, v->path);
-	else if (!index_changes(v, tree, idx, &paths, &in_way))
+	else if (!index_changes(v, tree, idx, NULL, &in_way))
 		ret = refuse_in_way(v, id, &in_way);
-	strvec_clear(&paths);
 	strvec_clear(&in_way);
 	git_tree_free(tree);
 	return ret;
