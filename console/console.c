@@ -548,6 +548,11 @@ bool kconsole_dead_silent(const struct kconsole *c)
 	return c->empty_hangup;
 }
 
+int64_t kconsole_opened_ms(const struct kconsole *c)
+{
+	return c->opened_ms;
+}
+
 const char *kconsole_error(const struct kconsole *c)
 {
 	return c->err;

@@ -62,6 +62,12 @@ const char *kconsole_error(const struct kconsole *c);
  * console's, not the box's.
  */
 bool kconsole_dead_silent(const struct kconsole *c);
+/*
+ * When it was last (re)opened (kclock_ms()). A console opened a moment ago
+ * may not have said anything yet: a command still starting, a console
+ * server about to replay its buffer.
+ */
+int64_t kconsole_opened_ms(const struct kconsole *c);
 /* The driver's name: "serial", "pty", "tcp", "telnet", "command". */
 const char *kconsole_driver(const struct kconsole *c);
 

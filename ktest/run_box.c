@@ -489,22 +489,34 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
  * Here what is queued is read into the log until DRAIN_QUIET_MS of silence
  * (DRAIN_MAX_MS at most: a box that keeps talking), before the power up,
  * so the new boot's banner cannot be swallowed.
+ *
+ * A console (re)opened less than DRAIN_FRESH_MS ago may not have spoken
+ * yet: a console command still starting, a console server that replays its
+ * buffer a moment after the connect (a resumed run whose first build comes
+ * from the cache boots right after the open). Its silence is not the old
+ * kernel's, so the drain waits until the console is DRAIN_FRESH_MS old.
+ * The qemu box is ours and off here: nothing old can come.
  */
 #define DRAIN_QUIET_MS	100
+#define DRAIN_FRESH_MS	1000
 #define DRAIN_MAX_MS	2000
 
 static void drain_console(struct krun *r, struct krun_lab *l)
 {
 	int64_t end = kclock_ms() + DRAIN_MAX_MS;
+	int64_t fresh;
 	struct sbuf line;
 	size_t n = 0;
 
 	if (!l->con)
 		return;
+	fresh = l->qemu ? 0 : kconsole_opened_ms(l->con) + DRAIN_FRESH_MS;
 	sbuf_init(&line);
 	while (kclock_ms() < end) {
 		int64_t dl = kclock_ms() + DRAIN_QUIET_MS;
 
+		if (dl < fresh)
+			dl = fresh;
 		if (kconsole_read_line(l->con, dl < end ? dl : end, &line) !=
 		    KCON_LINE)
 			break;

@@ -626,14 +626,23 @@ static void test_pty_reopen(void **state)
 	struct line l;
 	struct kconsole *c;
 	char spec[80];
+	int64_t t0, t1, opened;
 
 	(void)state;
 	line_open(&l);
 	snprintf(spec, sizeof(spec), "pty:%s", l.slave);
+	t0 = kclock_ms();
 	c = open_console(spec, true);
+	opened = kconsole_opened_ms(c);
+	assert_true(opened >= t0 && opened <= kclock_ms());
 	put(l.master, "x\npart");
 	expect_line(c, "x", 2000);
+	usleep(20000);
+	t1 = kclock_ms();
 	assert_int_equal(kconsole_reopen(c, kclock_ms() + 1000), 0);
+	/* the reopen is the console's new age */
+	assert_true(kconsole_opened_ms(c) >= t1);
+	assert_true(kconsole_opened_ms(c) > opened);
 	put(l.master, "ial\n");
 	expect_line(c, "partial", 2000);
 	kconsole_close(c);
