@@ -22,7 +22,6 @@
  */
 #include "ktest/cmd.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -41,6 +40,7 @@
 #include <unistd.h>
 
 #include "conf/strmap.h"
+#include "ktest/leftover.h"
 
 extern char **environ;
 
@@ -140,32 +140,6 @@ static void try_reap(struct kcmd_child *c, bool block)
 	}
 }
 
-/* Is pid a member of group pgid that still runs (not a zombie)? */
-static bool runs_in_group(const char *pid, pid_t pgid)
-{
-	char path[64], buf[512];
-	const char *p;
-	ssize_t n;
-	char state;
-	long grp;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	/* "pid (comm) state ppid pgrp ...": comm may hold anything but ')' last */
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %*d %ld", &state, &grp) != 2)
-		return false;
-	return grp == pgid && state != 'Z' && state != 'X';
-}
-
 /*
  * Is anybody left in the group? Asked once the leader is reaped: until then
  * it answers itself, even as a zombie. kill(-pgid, 0) counts zombies too,
@@ -176,22 +150,11 @@ static bool runs_in_group(const char *pid, pid_t pgid)
  */
 static bool group_empty(const struct kcmd_child *c)
 {
-	struct dirent *d;
-	bool empty = true;
-	DIR *dir;
-
 	if (!c->reaped)
 		return false;
 	if (kill(-c->pid, 0) < 0 && errno == ESRCH)
 		return true;
-	dir = opendir("/proc");
-	if (!dir)
-		return false;
-	while (empty && (d = readdir(dir)))
-		if (d->d_name[0] >= '1' && d->d_name[0] <= '9')
-			empty = !runs_in_group(d->d_name, c->pid);
-	closedir(dir);
-	return empty;
+	return !kleft_group_runs(c->pid);
 }
 
 /* Waits up to wait_ms for output or the child's exit, and takes them in. */
@@ -426,6 +389,7 @@ static int run(const char *const *argv, bool path, const struct kcmd_opts *o,
 {
 	static const struct kcmd_opts none;
 	struct kcmd_child c = { .out = -1, .pidfd = -1 };
+	char note[KLEFT_NAME_MAX];
 	long start = now_ms(), deadline;
 	bool timed_out = false;
 
@@ -438,6 +402,7 @@ static int run(const char *const *argv, bool path, const struct kcmd_opts *o,
 	if (spawn(&c, argv, path, o) < 0)
 		return -1;
 	running_pgid = c.pid;
+	kleft_note(c.pid, note);
 	c.buf = xmalloc(KCMD_LINE_MAX + 1);
 	deadline = o->timeout_ms > 0 ? start + o->timeout_ms : 0;
 
@@ -456,6 +421,7 @@ static int run(const char *const *argv, bool path, const struct kcmd_opts *o,
 	if (timed_out || !group_empty(&c))
 		stop_group(&c);
 	running_pgid = 0;
+	kleft_forget(note);
 	drain(&c);
 	if (c.pidfd >= 0)
 		close(c.pidfd);

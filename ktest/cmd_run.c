@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "console/console.h"
 #include "ktest/cmd.h"
+#include "ktest/leftover.h"
 #include "ktest/mail.h"
 #include "ktest/run.h"
 #include "ktest/vcs.h"
@@ -587,6 +588,31 @@ static char *default_state_dir(const char *abs)
 	return dir;
 }
 
+static void say_leftover(void *ctx, pid_t pgid, const char *cmd)
+{
+	krun_print(ctx, "ktest: a killed run left a command running (process group %ld: %s): stopping it before this run builds\n",
+		   (long)pgid, cmd);
+}
+
+/*
+ * With STATE_DIR locked, no other run uses it: a command noted in its
+ * "running" directory that still runs is a killed run's. From here on,
+ * this run's commands are noted there.
+ */
+static int stop_leftovers(struct krun *r, char *err, size_t len)
+{
+	char *dir = xasprintf("%s/running", r->state_dir);
+	int ret = 0;
+
+	kleft_stop(dir, say_leftover, r);
+	if (kleft_set_dir(dir)) {
+		snprintf(err, len, "cannot create %s: %s", dir, strerror(errno));
+		ret = -1;
+	}
+	free(dir);
+	return ret;
+}
+
 static int open_state(struct krun *r, struct kcli *cli)
 {
 	char err[1024], *abs = realpath(cli->config, NULL);
@@ -599,7 +625,9 @@ static int open_state(struct krun *r, struct kcli *cli)
 	sd = krun_opt(r, KOPT_STATE_DIR);
 	r->state_dir = sd && *sd ? xstrdup(sd) :
 		default_state_dir(abs ? abs : cli->config);
-	if (kjournal_open(&r->j, r->state_dir, err, sizeof(err))) {
+	if (kjournal_lock(r->state_dir, err, sizeof(err)) ||
+	    stop_leftovers(r, err, sizeof(err)) ||
+	    kjournal_open(&r->j, r->state_dir, err, sizeof(err))) {
 		krun_print(r, "ktest: %s\n", err);
 		free(abs);
 		return -1;

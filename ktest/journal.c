@@ -229,6 +229,44 @@ int kjournal_open(struct kjournal *j, const char *dir, char *err,
 	return 0;
 }
 
+int kjournal_lock(const char *dir, char *err, size_t errlen)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char *path;
+	int fd, e;
+
+	if (kcmd_mkdirs_private(dir)) {
+		snprintf(err, errlen, "cannot create the state directory %s: %s",
+			 dir, strerror(errno));
+		return -1;
+	}
+	path = xasprintf("%s/lock", dir);
+	/* never closed: closing any descriptor of the file would unlock it */
+	fd = kcmd_open_private(path, O_RDWR | O_CREAT);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (fcntl(fd, F_SETLK, &fl) == 0) {
+		free(path);
+		return 0;
+	}
+	e = errno;
+	if ((e == EACCES || e == EAGAIN) && !fcntl(fd, F_GETLK, &fl) &&
+	    fl.l_type != F_UNLCK && fl.l_pid > 0)
+		snprintf(err, errlen, "the state directory %s is in use by another ktest run (pid %ld): wait for it to end, or give this run its own STATE_DIR",
+			 dir, (long)fl.l_pid);
+	else if (e == EACCES || e == EAGAIN)
+		snprintf(err, errlen, "the state directory %s is in use by another ktest run: wait for it to end, or give this run its own STATE_DIR",
+			 dir);
+	else
+		snprintf(err, errlen, "cannot lock %s: %s", path, strerror(e));
+	close(fd);
+	free(path);
+	return -1;
+}
+
 void kjournal_close(struct kjournal *j)
 {
 	for (size_t i = 0; i < j->nrecs; i++)

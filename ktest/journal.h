@@ -63,6 +63,16 @@ const char *kjrec_get(const struct kjrec *r, const char *name);
  */
 const struct kjrec *kjournal_find(const struct kjournal *j, ...);
 
+/*
+ * Takes DIR/lock (making DIR as needed) for this process, so that one run
+ * at a time uses DIR: another run on it resumes, truncates and appends to
+ * the same journal, and builds in the same trees. The lock is a POSIX
+ * record lock: held until this process exits (SIGKILL too), not passed to
+ * forked children. Returns 0, or -1 with why in err (naming the run that
+ * holds it).
+ */
+int kjournal_lock(const char *dir, char *err, size_t errlen);
+
 /* Moves DIR/journal aside (to journal.N) and starts an empty one. */
 int kjournal_restart(struct kjournal *j, char *err, size_t errlen);
 

@@ -296,6 +296,88 @@ static void test_killed_writer(void **state)
 	assert_true(expect > 0);
 }
 
+/* A child that takes the lock of dir, then waits for a byte on fd. */
+static pid_t locker(const char *dir, int *go, int *ready)
+{
+	int to[2], from[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(to), 0);
+	assert_int_equal(pipe(from), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		char err[512], c;
+
+		close(to[1]);
+		close(from[0]);
+		c = kjournal_lock(dir, err, sizeof(err)) ? 'n' : 'y';
+		if (write(from[1], &c, 1) != 1 || read(to[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(to[0]);
+	close(from[1]);
+	*go = to[1];
+	*ready = from[0];
+	return pid;
+}
+
+/*
+ * One run at a time on a state directory: the lock of a live process is
+ * refused, naming its pid; it is free once that process is gone, whatever
+ * it ended with; a child forked by the holder does not hold it.
+ */
+static void test_lock(void **state)
+{
+	struct tj *t = *state;
+	char *dir = state_dir(t), err[512], c, pid_s[32];
+	int go, ready, st;
+	pid_t pid = locker(dir, &go, &ready);
+
+	assert_int_equal(read(ready, &c, 1), 1);
+	assert_int_equal(c, 'y');
+	assert_int_equal(kjournal_lock(dir, err, sizeof(err)), -1);
+	snprintf(pid_s, sizeof(pid_s), "(pid %ld)", (long)pid);
+	assert_non_null(strstr(err, "is in use by another ktest run"));
+	assert_non_null(strstr(err, pid_s));
+	assert_non_null(strstr(err, dir));
+	/* SIGKILL: no chance to unlock */
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(go);
+	close(ready);
+
+	/* the holder forks (a box, a build ahead) and dies: the child does not hold it */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		pid_t child;
+
+		if (kjournal_lock(dir, err, sizeof(err)))
+			_exit(1);
+		child = fork();
+		if (child == 0) {
+			sleep(5);
+			_exit(0);
+		}
+		_exit(child > 0 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(kjournal_lock(dir, err, sizeof(err)), 0);
+
+	/* and now this process holds it */
+	pid = locker(dir, &go, &ready);
+	assert_int_equal(read(ready, &c, 1), 1);
+	assert_int_equal(c, 'n');
+	assert_int_equal(write(go, "x", 1), 1);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(go);
+	close(ready);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +389,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restart, setup, teardown),
 		cmocka_unit_test(test_unwritable_dir),
 		cmocka_unit_test_setup_teardown(test_killed_writer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lock, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

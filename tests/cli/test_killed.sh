@@ -1,0 +1,104 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# One run at a time on a state directory, and what a run killed with
+# SIGKILL leaves behind: a build bisect on a real git repo (fake kbuild,
+# tests/cli/series.inc) whose MAKE_CMD hangs while $T/slow exists.
+#  1. a second run on the same STATE_DIR refuses (exit 3), naming the
+#     first run's pid, and leaves the first one alone
+#  2. the first run, killed with SIGKILL mid-make, leaves its make running
+#     (nothing can stop it then); the next run stops that make before it
+#     builds, says so, resumes and finishes
+#  3. a note of the running directory whose pid is now another process's
+#     is dropped, that process left alone
+. "$(dirname "$0")/../lib.sh"
+
+cd "$KTEST_TMP" || exit 1
+T=$KTEST_TMP
+src=$T/src
+rm -rf "$src" st-* build-out tmp ./*.conf slow make.pid out* err*
+. "$KTEST_SRC/tests/cli/series.inc"
+make_series "$src" 6
+
+# the make: hangs (one process, its pid in make.pid) while $T/slow exists
+cat >slowmake.sh <<EOF
+#!/bin/sh
+if [ -e $T/slow ]; then
+	echo \$\$ > $T/make.pid
+	exec sleep 120
+fi
+exec make "\$@"
+EOF
+conf() {
+	series_conf "$1" true true true "$c6" "MAKE_CMD = sh $T/slowmake.sh" |
+		sed 's/^BISECT_TYPE = boot$/BISECT_TYPE = build/'
+}
+# runs (a zombie does not: its parent may be slow to reap it)
+alive() {
+	st=$(ps -o stat= -p "$1" 2>/dev/null)
+	[ -n "$1" ] && [ -n "$st" ] && [ "${st#Z}" = "$st" ]
+}
+wait_file() {	# wait_file FILE: until it is there, 30 s at most
+	i=0
+	while [ ! -s "$1" ] && [ $i -lt 300 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# 1. one run at a time
+conf st-k >k.conf
+touch slow
+"$KTEST" k.conf >out1 2>err1 </dev/null &
+kpid=$!
+wait_file make.pid
+mpid=$(cat make.pid)
+check "the first run is in its make (pid $mpid)" alive "$mpid"
+before=$(cksum <st-k/journal)
+# (timeout: a second run that is not refused hangs in the make too)
+timeout 30 "$KTEST" k.conf >out 2>err </dev/null
+rc=$?
+expect_rc 3 "a second run on the same STATE_DIR is refused"
+check "it names the first run's pid" \
+	grep -q "is in use by another ktest run (pid $kpid)" out
+check "and says what to do" grep -q "give this run its own STATE_DIR" out
+check "the first run goes on" alive "$kpid"
+check "its make too" alive "$mpid"
+check "the second run left the journal as it was" \
+	test "$(cksum <st-k/journal)" = "$before"
+
+# 2. killed with SIGKILL: its make is left; the next run stops it
+kill -9 "$kpid"
+wait "$kpid" 2>/dev/null
+sleep 0.2
+check "killed with SIGKILL, the run leaves its make running (pid $mpid)" \
+	alive "$mpid"
+check "and its note in STATE_DIR/running" test -n "$(ls st-k/running 2>/dev/null)"
+rm -f slow
+run_ktest k.conf
+expect_rc 0 "the next run resumes and finishes"
+check "it stopped the make the killed run left" \
+	test -n "$mpid" -a -z "$(alive "$mpid" && echo runs)"
+check "and said so, naming the command" \
+	grep -q "a killed run left a command running (process group [0-9]*: sh $T/slowmake.sh" out
+check "it resumed the killed run" grep -q "Resuming the unfinished run" out
+check "it names c6 (a build bisect of good builds)" \
+	test "$(culprit st-k)" = "$c6"
+check "no note is left" test -z "$(ls st-k/running)"
+
+# 3. a note whose pid is another process's now: left alone, dropped
+sleep 120 &
+other=$!
+# a note's name: PGID-START-BOOTID; this start is not that process's
+note=st-k/running/$other-1-$(cat /proc/sys/kernel/random/boot_id)
+: >"$note"
+run_ktest k.conf
+expect_rc 0 "a run with a stale note runs"
+check "the process with that pid now is left alone" alive "$other"
+check "nothing was said of it" sh -c "! grep -q 'a killed run left' out"
+check "the note is dropped" \
+	sh -c "[ -d st-k/running ] && [ ! -e '$note' ]"
+kill "$other"
+wait "$other" 2>/dev/null
+
+finish

@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * kleft: commands noted while they run, and what a run killed with SIGKILL
+ * left running stopped by the next. Real processes: a kcmd command sees its
+ * own note (empty, named after its group, its start and the boot) and
+ * leaves none; a process that ran a command and was killed leaves the
+ * command running, and kleft_stop stops it, naming it with secrets masked;
+ * a group noted with another boot, or whose pid is another process's now,
+ * is left alone and its note dropped.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf/strmap.h"
+#include "ktest/cmd.h"
+#include "ktest/leftover.h"
+
+struct said {
+	int n;
+	pid_t pgid;
+	char cmd[512];
+};
+
+static void say(void *ctx, pid_t pgid, const char *cmd)
+{
+	struct said *s = ctx;
+
+	s->n++;
+	s->pgid = pgid;
+	snprintf(s->cmd, sizeof(s->cmd), "%s", cmd);
+}
+
+static char *scratch(void)
+{
+	char *d = xstrdup("/tmp/ktest-leftover-XXXXXX");
+
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+static void rm_scratch(char *d)
+{
+	char *cmd = xasprintf("rm -rf '%s'", d);
+
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(d);
+}
+
+static size_t entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+static void to_sbuf(void *ctx, const char *line, size_t len)
+{
+	sbuf_addf(ctx, "%.*s\n", (int)len, line);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static unsigned long long start_of(pid_t pid)
+{
+	char path[64], buf[1024];
+	unsigned long long start = 0;
+	FILE *f;
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	p = strrchr(buf, ')');
+	assert_non_null(p);
+	assert_int_equal(sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &start), 1);
+	return start;
+}
+
+static void boot_id(char *id, size_t len)
+{
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+
+	assert_non_null(f);
+	assert_non_null(fgets(id, (int)len, f));
+	fclose(f);
+	id[strcspn(id, "\n")] = '\0';
+}
+
+/*
+ * A process of its own group: sleep 60, or sh -c CMD when CMD is given.
+ * Its pid (= its group), once it runs what it was given.
+ */
+static pid_t sleeper(const char *cmd)
+{
+	char path[64], buf[256];
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (!pid) {
+		setpgid(0, 0);
+		if (cmd)
+			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		else
+			execlp("sleep", "sleep", "60", (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
+	for (int i = 0; i < 400; i++) {	/* until it has exec'd */
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		if (n && !strcmp(buf, cmd ? "sh" : "sleep"))
+			break;
+		sleep_ms(5);
+	}
+	return pid;
+}
+
+static void write_note(const char *dir, pid_t pgid, const char *id,
+		       unsigned long long start)
+{
+	char *path = xasprintf("%s/%ld-%llu-%s", dir, (long)pgid, start, id);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fclose(f), 0);
+	free(path);
+}
+
+static void reap(pid_t pid)
+{
+	int st;
+
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* A command sees its own note while it runs; none is left after. */
+static void test_note_while_running(void **state)
+{
+	char *dir = scratch();
+	char *cmd = xasprintf("echo $$; ls '%s'", dir);
+	struct kcmd_opts o = { 0 };
+	struct kcmd_result r;
+	struct sbuf out;
+	char id[64], want[128];
+	struct stat st;
+	long pid;
+
+	(void)state;
+	sbuf_init(&out);
+	boot_id(id, sizeof(id));
+	assert_int_equal(kleft_set_dir(dir), 0);
+	o.on_line = to_sbuf;
+	o.ctx = &out;
+	assert_int_equal(kcmd_run(cmd, &o, &r), 0);
+	assert_int_equal(r.status, 0);
+	/* its pid (its group), then its note: PGID-START-BOOTID */
+	assert_int_equal(sscanf(sbuf_str(&out), "%ld\n", &pid), 1);
+	snprintf(want, sizeof(want), "\n%ld-", pid);
+	assert_non_null(strstr(sbuf_str(&out), want));
+	snprintf(want, sizeof(want), "-%s\n", id);
+	assert_non_null(strstr(sbuf_str(&out), want));
+	assert_int_equal(entries(dir), 0);
+
+	/* a note is empty: a full disk stays as full */
+	sbuf_reset(&out);
+	free(cmd);
+	cmd = xasprintf("for f in '%s'/*; do stat -c %%s \"$f\"; done", dir);
+	assert_int_equal(kcmd_run(cmd, &o, &r), 0);
+	assert_string_equal(sbuf_str(&out), "0\n");
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+
+	assert_int_equal(kleft_set_dir(NULL), 0);
+	sbuf_free(&out);
+	free(cmd);
+	rm_scratch(dir);
+}
+
+/*
+ * A process running a command is killed with SIGKILL (ktest killed): the
+ * command runs on. kleft_stop stops it, names it, and drops the note.
+ */
+static void test_killed_run_left(void **state)
+{
+	char *dir = scratch();
+	char *pidf = xasprintf("%s.pid", dir);
+	struct said s = { 0 };
+	pid_t run, left = 0;
+	FILE *f;
+
+	(void)state;
+	run = fork();
+	assert_true(run >= 0);
+	if (!run) {
+		char *cmd = xasprintf("echo $$ > '%s'; exec sleep 60", pidf);
+		struct kcmd_result r;
+
+		if (kleft_set_dir(dir))
+			_exit(1);
+		kcmd_run(cmd, NULL, &r);
+		_exit(0);
+	}
+	for (int i = 0; i < 1000 && !left; i++) {
+		sleep_ms(10);
+		f = fopen(pidf, "r");
+		if (f && fscanf(f, "%d", &left) != 1)
+			left = 0;
+		if (f)
+			fclose(f);
+	}
+	assert_true(left > 0);
+	/* the note comes just after the spawn: the command may be quicker */
+	for (int i = 0; i < 1000 && !entries(dir); i++)
+		sleep_ms(10);
+	reap(run);
+	sleep_ms(50);
+	assert_true(kleft_group_runs(left));	/* left running */
+	assert_int_equal(entries(dir), 1);
+
+	assert_int_equal(kleft_stop(dir, say, &s), 1);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.pgid, left);
+	assert_string_equal(s.cmd, "sleep 60");	/* sh exec'd it */
+	assert_false(kleft_group_runs(left));
+	assert_int_equal(entries(dir), 0);
+	/* nothing more the second time */
+	assert_int_equal(kleft_stop(dir, say, &s), 0);
+	assert_int_equal(s.n, 1);
+	unlink(pidf);
+	free(pidf);
+	rm_scratch(dir);
+}
+
+/* The noted group, with this boot and its start: stopped, named. */
+static void test_stop_noted(void **state)
+{
+	char *dir = scratch();
+	struct said s = { 0 };
+	char id[64];
+	pid_t p = sleeper(NULL);
+
+	(void)state;
+	boot_id(id, sizeof(id));
+	write_note(dir, p, id, start_of(p));
+	assert_int_equal(kleft_stop(dir, say, &s), 1);
+	assert_int_equal(s.pgid, p);
+	assert_string_equal(s.cmd, "sleep 60");
+	assert_false(kleft_group_runs(p));
+	reap(p);
+	assert_int_equal(entries(dir), 0);
+	rm_scratch(dir);
+}
+
+/* What it says of a "sh -c" command: the command, secrets masked. */
+static void test_stop_redacted(void **state)
+{
+	char *dir = scratch();
+	struct said s = { 0 };
+	char id[64];
+	pid_t p = sleeper("sleep 60; : --password=hunter2");
+
+	(void)state;
+	boot_id(id, sizeof(id));
+	write_note(dir, p, id, start_of(p));
+	assert_int_equal(kleft_stop(dir, say, &s), 1);
+	assert_non_null(strstr(s.cmd, "sleep 60; : --password="));
+	assert_null(strstr(s.cmd, "hunter2"));
+	assert_null(strstr(s.cmd, "-c"));
+	reap(p);
+	rm_scratch(dir);
+}
+
+/*
+ * Left alone: a note of another boot, a note whose pid is another process
+ * now (another start time), a group that is gone: each note is dropped.
+ * A file not named as a note is not touched.
+ */
+static void test_not_ours(void **state)
+{
+	char *dir = scratch();
+	struct said s = { 0 };
+	char id[64], *junk[3];
+	pid_t a = sleeper(NULL), b = sleeper(NULL), gone;
+	FILE *f;
+
+	(void)state;
+	boot_id(id, sizeof(id));
+	write_note(dir, a, "00000000-0000-0000-0000-000000000000", start_of(a));
+	write_note(dir, b, id, start_of(b) + 1);
+	gone = sleeper(NULL);
+	write_note(dir, gone, id, start_of(gone));
+	reap(gone);
+	junk[0] = xasprintf("%s/%ld", dir, (long)a);
+	junk[1] = xasprintf("%s/%ld-%llu-%s.x", dir, (long)a, start_of(a), id);
+	junk[2] = xasprintf("%s/README", dir);
+	for (int k = 0; k < 3; k++) {
+		f = fopen(junk[k], "w");
+		assert_non_null(f);
+		fclose(f);
+	}
+
+	assert_int_equal(kleft_stop(dir, say, &s), 0);
+	assert_int_equal(s.n, 0);
+	assert_true(kleft_group_runs(a));
+	assert_true(kleft_group_runs(b));
+	assert_int_equal(entries(dir), 3);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(access(junk[k], F_OK), 0);
+		free(junk[k]);
+	}
+	reap(a);
+	reap(b);
+	rm_scratch(dir);
+}
+
+/* No directory yet (a first run): nothing to do. */
+static void test_no_dir(void **state)
+{
+	struct said s = { 0 };
+
+	(void)state;
+	assert_int_equal(kleft_stop("/nonexistent/ktest/running", say, &s), 0);
+	assert_int_equal(s.n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_note_while_running),
+		cmocka_unit_test(test_killed_run_left),
+		cmocka_unit_test(test_stop_noted),
+		cmocka_unit_test(test_stop_redacted),
+		cmocka_unit_test(test_not_ours),
+		cmocka_unit_test(test_no_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
