@@ -32,21 +32,13 @@
 
 #include "conf/strmap.h"
 #include "console/console.h"
+#include "scratch.h"
 
 /* ---- helpers --------------------------------------------------------------- */
 
 static int count_fds(void)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
+	return (int)dir_count("/proc/self/fd");
 }
 
 /* Every test: the same descriptors open after it as before. */

@@ -22,24 +22,18 @@
 #include "conf/kconfig_tree.h"
 #include "conf/strmap.h"
 #include "kernel_lab.h"
+#include "scratch.h"
 
 /* ---- scratch trees ---- */
 
 static char *mktree(void)
 {
-	char *dir = xstrdup("/tmp/ktest-kctree.XXXXXX");
-
-	assert_non_null(mkdtemp(dir));
-	return dir;
+	return tmp_dir_new("kctree");
 }
 
 static void rmtree(char *dir)
 {
-	char *cmd = xasprintf("rm -rf '%s'", dir);
-
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
-	free(dir);
+	tmp_dir_rm(dir);
 }
 
 /* Writes dir/rel, making the directories on the way. */

@@ -14,7 +14,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +27,7 @@
 #include "conf/strmap.h"
 #include "ktest/cmd.h"
 #include "ktest/leftover.h"
+#include "scratch.h"
 
 struct said {
 	int n;
@@ -42,37 +42,6 @@ static void say(void *ctx, pid_t pgid, const char *cmd)
 	s->n++;
 	s->pgid = pgid;
 	snprintf(s->cmd, sizeof(s->cmd), "%s", cmd);
-}
-
-static char *scratch(void)
-{
-	char *d = xstrdup("/tmp/ktest-leftover-XXXXXX");
-
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static void rm_scratch(char *d)
-{
-	char *cmd = xasprintf("rm -rf '%s'", d);
-
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
-	free(d);
-}
-
-static size_t entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t n = 0;
-
-	assert_non_null(d);
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
 }
 
 static void to_sbuf(void *ctx, const char *line, size_t len)
@@ -172,7 +141,7 @@ static void reap(pid_t pid)
 /* A command sees its own note while it runs; none is left after. */
 static void test_note_while_running(void **state)
 {
-	char *dir = scratch();
+	char *dir = tmp_dir_new("leftover");
 	char *cmd = xasprintf("echo $$; ls '%s'", dir);
 	struct kcmd_opts o = { 0 };
 	struct kcmd_result r;
@@ -195,7 +164,7 @@ static void test_note_while_running(void **state)
 	assert_non_null(strstr(sbuf_str(&out), want));
 	snprintf(want, sizeof(want), "-%s\n", id);
 	assert_non_null(strstr(sbuf_str(&out), want));
-	assert_int_equal(entries(dir), 0);
+	assert_int_equal(dir_count(dir), 0);
 
 	/* a note is empty: a full disk stays as full */
 	sbuf_reset(&out);
@@ -209,7 +178,7 @@ static void test_note_while_running(void **state)
 	assert_int_equal(kleft_set_dir(NULL), 0);
 	sbuf_free(&out);
 	free(cmd);
-	rm_scratch(dir);
+	tmp_dir_rm(dir);
 }
 
 /*
@@ -218,7 +187,7 @@ static void test_note_while_running(void **state)
  */
 static void test_killed_run_left(void **state)
 {
-	char *dir = scratch();
+	char *dir = tmp_dir_new("leftover");
 	char *pidf = xasprintf("%s.pid", dir);
 	struct said s = { 0 };
 	pid_t run, left = 0;
@@ -246,31 +215,31 @@ static void test_killed_run_left(void **state)
 	}
 	assert_true(left > 0);
 	/* the note comes just after the spawn: the command may be quicker */
-	for (int i = 0; i < 1000 && !entries(dir); i++)
+	for (int i = 0; i < 1000 && !dir_count(dir); i++)
 		sleep_ms(10);
 	reap(run);
 	sleep_ms(50);
 	assert_true(kleft_group_runs(left));	/* left running */
-	assert_int_equal(entries(dir), 1);
+	assert_int_equal(dir_count(dir), 1);
 
 	assert_int_equal(kleft_stop(dir, say, &s), 1);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.pgid, left);
 	assert_string_equal(s.cmd, "sleep 60");	/* sh exec'd it */
 	assert_false(kleft_group_runs(left));
-	assert_int_equal(entries(dir), 0);
+	assert_int_equal(dir_count(dir), 0);
 	/* nothing more the second time */
 	assert_int_equal(kleft_stop(dir, say, &s), 0);
 	assert_int_equal(s.n, 1);
 	unlink(pidf);
 	free(pidf);
-	rm_scratch(dir);
+	tmp_dir_rm(dir);
 }
 
 /* The noted group, with this boot and its start: stopped, named. */
 static void test_stop_noted(void **state)
 {
-	char *dir = scratch();
+	char *dir = tmp_dir_new("leftover");
 	struct said s = { 0 };
 	char id[64];
 	pid_t p = sleeper(NULL);
@@ -283,14 +252,14 @@ static void test_stop_noted(void **state)
 	assert_string_equal(s.cmd, "sleep 60");
 	assert_false(kleft_group_runs(p));
 	reap(p);
-	assert_int_equal(entries(dir), 0);
-	rm_scratch(dir);
+	assert_int_equal(dir_count(dir), 0);
+	tmp_dir_rm(dir);
 }
 
 /* What it says of a "sh -c" command: the command, secrets masked. */
 static void test_stop_redacted(void **state)
 {
-	char *dir = scratch();
+	char *dir = tmp_dir_new("leftover");
 	struct said s = { 0 };
 	char id[64];
 	pid_t p = sleeper("sleep 60; : --password=hunter2");
@@ -303,7 +272,7 @@ static void test_stop_redacted(void **state)
 	assert_null(strstr(s.cmd, "hunter2"));
 	assert_null(strstr(s.cmd, "-c"));
 	reap(p);
-	rm_scratch(dir);
+	tmp_dir_rm(dir);
 }
 
 /*
@@ -313,7 +282,7 @@ static void test_stop_redacted(void **state)
  */
 static void test_not_ours(void **state)
 {
-	char *dir = scratch();
+	char *dir = tmp_dir_new("leftover");
 	struct said s = { 0 };
 	char id[64], *junk[3];
 	pid_t a = sleeper(NULL), b = sleeper(NULL), gone;
@@ -339,14 +308,14 @@ static void test_not_ours(void **state)
 	assert_int_equal(s.n, 0);
 	assert_true(kleft_group_runs(a));
 	assert_true(kleft_group_runs(b));
-	assert_int_equal(entries(dir), 3);
+	assert_int_equal(dir_count(dir), 3);
 	for (int k = 0; k < 3; k++) {
 		assert_int_equal(access(junk[k], F_OK), 0);
 		free(junk[k]);
 	}
 	reap(a);
 	reap(b);
-	rm_scratch(dir);
+	tmp_dir_rm(dir);
 }
 
 /* No directory yet (a first run): nothing to do. */
