@@ -138,11 +138,18 @@ static void reap(pid_t pid)
 		;
 }
 
+/*
+ * Shell: until the directory %s holds a note (made just after the spawn:
+ * the command may be quicker), 10 s at most.
+ */
+#define WAIT_NOTE \
+	"i=0; while [ -z \"$(ls '%s')\" ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done"
+
 /* A command sees its own note while it runs; none is left after. */
 static void test_note_while_running(void **state)
 {
 	char *dir = tmp_dir_new("leftover");
-	char *cmd = xasprintf("echo $$; ls '%s'", dir);
+	char *cmd = xasprintf("echo $$; " WAIT_NOTE "; ls '%s'", dir, dir);
 	struct kcmd_opts o = { 0 };
 	struct kcmd_result r;
 	struct sbuf out;
@@ -169,7 +176,8 @@ static void test_note_while_running(void **state)
 	/* a note is empty: a full disk stays as full */
 	sbuf_reset(&out);
 	free(cmd);
-	cmd = xasprintf("for f in '%s'/*; do stat -c %%s \"$f\"; done", dir);
+	cmd = xasprintf(WAIT_NOTE "; for f in '%s'/*; do stat -c %%s \"$f\"; done",
+			dir, dir);
 	assert_int_equal(kcmd_run(cmd, &o, &r), 0);
 	assert_string_equal(sbuf_str(&out), "0\n");
 	assert_int_equal(stat(dir, &st), 0);
