@@ -26,16 +26,6 @@
 
 /* ---- scratch trees ---- */
 
-static char *mktree(void)
-{
-	return tmp_dir_new("kctree");
-}
-
-static void rmtree(char *dir)
-{
-	tmp_dir_rm(dir);
-}
-
 /* Writes dir/rel, making the directories on the way. */
 static void put(const char *dir, const char *rel, const char *text)
 {
@@ -188,7 +178,7 @@ static const char lib_kconfig[] =
 
 static char *constructs_tree(void)
 {
-	char *dir = mktree();
+	char *dir = tmp_dir_new("kctree");
 
 	put(dir, "Kconfig", root_kconfig);
 	put(dir, "arch/x86/Kconfig", arch_kconfig);
@@ -275,7 +265,7 @@ static void test_constructs(void **state)
 	t = load(dir, "foo32");
 	assert_true(kctree_has(t, "FOOARCH"));
 	kctree_free(t);
-	rmtree(dir);
+	tmp_dir_rm(dir);
 }
 
 static void restore_env(const char *name, char *saved)
@@ -324,7 +314,7 @@ static void test_arch_from_environment(void **state)
 
 	restore_env("SRCARCH", srcarch);
 	restore_env("ARCH", arch);
-	rmtree(dir);
+	tmp_dir_rm(dir);
 }
 
 /* ---- errors: file:line: what ---- */
@@ -373,7 +363,7 @@ static void test_errors(void **state)
 {
 	for (size_t i = 0; i < sizeof(bad_trees) / sizeof(bad_trees[0]); i++) {
 		const struct bad_tree *b = &bad_trees[i];
-		char *dir = mktree(), why[512] = "";
+		char *dir = tmp_dir_new("kctree"), why[512] = "";
 		struct kctree *t;
 
 		for (size_t j = 0; j < 3 && b->files[j][0]; j++)
@@ -384,13 +374,13 @@ static void test_errors(void **state)
 		if (strncmp(why, b->why, strlen(b->why)))
 			fail_msg("tree %zu: \"%s\", want \"%s\"", i, why,
 				 b->why);
-		rmtree(dir);
+		tmp_dir_rm(dir);
 	}
 }
 
 static void test_no_tree(void **state)
 {
-	char *dir = mktree(), why[512] = "", *want;
+	char *dir = tmp_dir_new("kctree"), why[512] = "", *want;
 
 	assert_null(kctree_load(dir, "x86", why, sizeof(why)));
 	want = xasprintf("%s/Kconfig: No such file or directory", dir);
@@ -400,12 +390,12 @@ static void test_no_tree(void **state)
 	assert_null(kctree_load(dir, "x86", why, 4));
 	assert_int_equal(strlen(why), 3);
 	assert_null(kctree_load(dir, "x86", NULL, 0));
-	rmtree(dir);
+	tmp_dir_rm(dir);
 }
 
 static void test_help_is_not_parsed(void **state)
 {
-	char *dir = mktree();
+	char *dir = tmp_dir_new("kctree");
 	struct kctree *t;
 
 	/* kconfig's rule: the first non-blank line sets the indentation */
@@ -432,7 +422,7 @@ static void test_help_is_not_parsed(void **state)
 	assert_false(kctree_has(t, "C"));
 	assert_false(kctree_has(t, "DEEPER"));
 	kctree_free(t);
-	rmtree(dir);
+	tmp_dir_rm(dir);
 }
 
 /* ---- ordering ---- */
@@ -481,7 +471,7 @@ static void assert_order(const struct kctree *t, const char *list,
 
 static void test_order(void **state)
 {
-	char *dir = mktree();
+	char *dir = tmp_dir_new("kctree");
 	struct kctree *t;
 
 	put(dir, "Kconfig", order_kconfig);
@@ -515,7 +505,7 @@ static void test_order(void **state)
 	/* nothing */
 	kctree_order(t, NULL, 0);
 	kctree_free(t);
-	rmtree(dir);
+	tmp_dir_rm(dir);
 }
 
 static void test_arch_from_config(void **state)
