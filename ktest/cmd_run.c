@@ -992,13 +992,33 @@ static int (*runner_of(const char *type))(struct krun *r)
 	return NULL;
 }
 
+/* a flaky bisect's confidence and runs, as the journal kept them */
+static void flaky_of(struct ktest_report *t, const struct kjrec *done)
+{
+	const char *c = kjrec_get(done, "confidence");
+	const char *n = kjrec_get(done, "runs");
+	char *end1 = NULL, *end2 = NULL;
+	double conf;
+	long runs;
+
+	if (!c || !n)
+		return;
+	conf = strtod(c, &end1);
+	runs = strtol(n, &end2, 10);
+	if (*end1 || *end2 || !(conf >= 0 && conf <= 1) || runs < 0)
+		return;
+	t->flaky = true;
+	t->confidence = conf;
+	t->runs = runs;
+}
+
 static int run_test(struct krun *r, bool dry)
 {
 	char *sub, label[256];
 	const char *type, *name;
 	const struct kjrec *done;
 	int (*run)(struct krun *r);
-	char idx[16];
+	char idx[16], conf[32], runs[32];
 	int ret;
 
 	forget_all(r);
@@ -1026,6 +1046,7 @@ static int run_test(struct krun *r, bool dry)
 		kresults_set(&r->t->result_commit, kjrec_get(done, "commit"));
 		kresults_set(&r->t->result_subject, kjrec_get(done, "subject"));
 		kresults_set(&r->t->result_options, kjrec_get(done, "options"));
+		flaky_of(r->t, done);
 		krun_print(r, "%s finished in the earlier run: %s%s%s\n", label,
 			   kverdict_name(r->t->verdict), r->t->why ? ": " : "",
 			   r->t->why ? r->t->why : "");
@@ -1059,11 +1080,17 @@ static int run_test(struct krun *r, bool dry)
 	/* the lab failed it: the run stops, and its rerun runs it again */
 	if (r->t->verdict == KV_INFRA)
 		return 0;
+	if (r->t->flaky) {
+		snprintf(conf, sizeof(conf), "%.6f", r->t->confidence);
+		snprintf(runs, sizeof(runs), "%ld", r->t->runs);
+	}
 	if (kjournal_append(&r->j, "ev", "test", "test", idx,
 			    "verdict", kverdict_name(r->t->verdict),
 			    "why", r->t->why, "commit", r->t->result_commit,
 			    "subject", r->t->result_subject,
-			    "options", r->t->result_options, NULL)) {
+			    "options", r->t->result_options,
+			    "confidence", r->t->flaky ? conf : NULL,
+			    "runs", r->t->flaky ? runs : NULL, NULL)) {
 		krun_print(r, "ktest: cannot write %s: %s\n", r->j.path,
 			   strerror(errno));
 		return -1;

@@ -277,6 +277,12 @@ static void test_json(struct sbuf *b, const struct ktest_report *t)
 	jkv(b, in, "why", t->why, &first);
 	jkv(b, in, "first_bad_commit", t->result_commit, &first);
 	jkv(b, in, "first_bad_subject", t->result_subject, &first);
+	if (t->flaky) {
+		jkey(b, in, "confidence", &first);
+		sbuf_addf(b, "%.4f", t->confidence);
+		jkey(b, in, "runs", &first);
+		sbuf_addf(b, "%ld", t->runs);
+	}
 	if (t->result_options) {
 		char *copy = xstrdup(t->result_options), *save = NULL, *w;
 		bool f2 = true;

@@ -47,6 +47,9 @@ struct ktest_report {
 	char *result_subject;
 	char *result_options;	/* config_bisect: the culprit options,
 				 * space-separated */
+	bool flaky;		/* a flaky bisect: the two below are set */
+	double confidence;	/* its confidence in the answer, 0 to 1 */
+	long runs;		/* its runs of commits, in all */
 	struct kstep_report *steps;
 	size_t nsteps;
 	/* KCIDB facts, NULL when unknown */

@@ -749,8 +749,13 @@ static void pin_builds(struct bis *s, bool on)
 
 static void print_confidence(struct bis *s)
 {
+	struct ktest_report *t = s->r->t;
+
 	if (!s->fl.flaky)
 		return;
+	t->flaky = true;
+	t->confidence = kflaky_confidence(&s->fl);
+	t->runs = s->runs;
 	krun_print(s->r, "Confidence %.1f%%: the failure showed in %.0f%% of the runs of the commits it showed on (%.0f%% counted, on the low side); %ld runs in all\n",
 		   100.0 * kflaky_confidence(&s->fl),
 		   100.0 * kflaky_measured(&s->fl), 100.0 * kflaky_rate(&s->fl),

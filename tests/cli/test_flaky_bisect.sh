@@ -87,6 +87,33 @@ check "the confidence is printed and at least the 90% asked for: $conf_line" \
 	test "${pct:-0}" -ge 90
 check "the journal holds each run as its own step (bisect-runN)" \
 	grep -q 'key=bisect-run2:' st-flaky/journal
+# report.json carries the confidence and the runs the output printed
+printed=$(echo "$conf_line" | sed -n 's/^Confidence \([0-9.]*\)%.*; \([0-9]*\) runs in all$/\1 \2/p')
+same_as_printed() {	# same_as_printed STATE "PCT RUNS": its report's
+	jq -r '.tests[0] | "\(.confidence) \(.runs)"' "$1/report.json" |
+		awk -v p="$2" 'BEGIN { split(p, w, " ") }
+			{ d = $1 * 100 - w[1]; exit !(p != "" && d <= 0.05 && d >= -0.05 && $2 == w[2]) }'
+}
+check "report.json has the confidence and the runs printed ($printed): $(jq -c '.tests[0] | [.confidence, .runs]' st-flaky/report.json)" \
+	same_as_printed st-flaky "$printed"
+check "one boot per commit: report.json has no confidence" \
+	test "$(jq '.tests[0] | has("confidence") or has("runs")' st-plain/report.json)" = false
+# killed in a second test, the rerun takes the bisect's end from the journal
+cp flaky.conf flaky-then.conf
+printf '%s\n' TEST_START "TEST_TYPE = build" "BUILD_TYPE = nobuild" \
+	"PRE_TEST = test -e $T/killed || { touch $T/killed; kill -KILL \$PPID; }" >>flaky-then.conf
+sed -i "s|^STATE_DIR = .*|STATE_DIR = $T/st-then|" flaky-then.conf
+rm -rf killed st-then
+fresh 7
+run_ktest flaky-then.conf
+printed=$(sed -n 's/^Confidence \([0-9.]*\)%.*; \([0-9]*\) runs in all$/\1 \2/p' out)
+check "a flaky bisect ($printed), then a test that kills ktest (exit $rc)" \
+	test "$rc" = 137 -a -e killed -a -n "$printed"
+run_ktest flaky-then.conf
+check "the rerun takes the bisect from the journal (exit $rc)" \
+	grep -q 'TEST 1 finished in the earlier run' out
+check "and report.json has its confidence and runs again" \
+	same_as_printed st-then "$printed"
 check "the verification took c5's build from the build cache, not make" \
 	grep -q "Building ${c5%"${c5#????????????}"}: built by an earlier step, taken from the build cache" st-flaky.log
 check "the cache holds at most 8 builds" \
