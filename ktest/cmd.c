@@ -376,8 +376,10 @@ int kcmd_stop_running(void)
 			kill(-pg, SIGKILL);
 		while (waitpid(-pg, NULL, WNOHANG) > 0)
 			;
-		if (kill(-pg, 0) < 0 && errno == ESRCH)
+		if (kill(-pg, 0) < 0 && errno == ESRCH) {
+			kleft_forget_running();
 			break;
+		}
 		nanosleep(&ts, NULL);
 	}
 	errno = saved;

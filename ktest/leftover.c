@@ -23,6 +23,9 @@
 #define KLEFT_CMD_MAX	300
 
 static char *note_dir;
+/* The path of the last note made, for kleft_forget_running() */
+static char running_path[4096];
+static volatile sig_atomic_t running_set;
 
 int kleft_set_dir(const char *dir)
 {
@@ -125,20 +128,33 @@ void kleft_note(pid_t pgid, char name[KLEFT_NAME_MAX])
 	snprintf(name, KLEFT_NAME_MAX, "%ld-%llu-%s", (long)pgid, start, id);
 	snprintf(path, sizeof(path), "%s/%s", note_dir, name);
 	fd = kcmd_open_private(path, O_WRONLY | O_CREAT);
-	if (fd < 0)
+	if (fd < 0) {
 		name[0] = '\0';	/* best effort: the run goes on without it */
-	else
-		close(fd);
+		return;
+	}
+	close(fd);
+	running_set = 0;
+	memcpy(running_path, path, sizeof(path));
+	running_set = 1;
 }
 
 void kleft_forget(const char *name)
 {
 	char path[4096];
 
+	running_set = 0;
 	if (!note_dir || !name[0])
 		return;
 	snprintf(path, sizeof(path), "%s/%s", note_dir, name);
 	unlink(path);
+}
+
+void kleft_forget_running(void)
+{
+	if (running_set) {
+		running_set = 0;
+		unlink(running_path);
+	}
 }
 
 /* A note's name: 0, or -1 when it is not one. */

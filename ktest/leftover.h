@@ -32,6 +32,11 @@ int kleft_set_dir(const char *dir);
 void kleft_note(pid_t pgid, char name[KLEFT_NAME_MAX]);
 /* kcmd: the group is over; its note (kleft_note's name) goes. */
 void kleft_forget(const char *name);
+/*
+ * kcmd_stop_running: the group of the last note made, stopped from a
+ * signal handler, is over; its note goes (async-signal-safe).
+ */
+void kleft_forget_running(void);
 
 /*
  * Does a process of group pgid still run (zombies do not count)? true

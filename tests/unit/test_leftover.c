@@ -6,7 +6,8 @@
  * leaves none; a process that ran a command and was killed leaves the
  * command running, and kleft_stop stops it, naming it with secrets masked;
  * a group noted with another boot, or whose pid is another process's now,
- * is left alone and its note dropped.
+ * is left alone and its note dropped; a command stopped from a signal
+ * handler (kcmd_stop_running) leaves no note.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -244,6 +245,63 @@ static void test_killed_run_left(void **state)
 	tmp_dir_rm(dir);
 }
 
+static void stop_and_exit(int sig)
+{
+	(void)sig;
+	kcmd_stop_running();
+	_exit(3);
+}
+
+/*
+ * A process running a command is stopped by a signal whose handler stops
+ * the command (kcmd_stop_running: a build ahead stopped): the command is
+ * gone, and so is its note.
+ */
+static void test_stopped_running(void **state)
+{
+	char *dir = tmp_dir_new("leftover");
+	char *pidf = xasprintf("%s.pid", dir);
+	pid_t run, left = 0;
+	int st;
+	FILE *f;
+
+	(void)state;
+	run = fork();
+	assert_true(run >= 0);
+	if (!run) {
+		char *cmd = xasprintf("echo $$ > '%s'; exec sleep 60", pidf);
+		struct kcmd_result r;
+
+		signal(SIGTERM, stop_and_exit);
+		if (kleft_set_dir(dir))
+			_exit(1);
+		kcmd_run(cmd, NULL, &r);
+		_exit(0);
+	}
+	for (int i = 0; i < 1000 && !left; i++) {
+		sleep_ms(10);
+		f = fopen(pidf, "r");
+		if (f && fscanf(f, "%d", &left) != 1)
+			left = 0;
+		if (f)
+			fclose(f);
+	}
+	assert_true(left > 0);
+	for (int i = 0; i < 1000 && !dir_count(dir); i++)
+		sleep_ms(10);
+	assert_int_equal(dir_count(dir), 1);
+	assert_int_equal(kill(run, SIGTERM), 0);
+	while (waitpid(run, &st, 0) < 0 && errno == EINTR)
+		;
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 3);	/* the handler ended it */
+	assert_false(kleft_group_runs(left));
+	assert_int_equal(dir_count(dir), 0);
+	unlink(pidf);
+	free(pidf);
+	tmp_dir_rm(dir);
+}
+
 /* The noted group, with this boot and its start: stopped, named. */
 static void test_stop_noted(void **state)
 {
@@ -341,6 +399,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_note_while_running),
 		cmocka_unit_test(test_killed_run_left),
+		cmocka_unit_test(test_stopped_running),
 		cmocka_unit_test(test_stop_noted),
 		cmocka_unit_test(test_stop_redacted),
 		cmocka_unit_test(test_not_ours),
