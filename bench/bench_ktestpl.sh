@@ -12,6 +12,11 @@
 # Both tools build with the same MAKE_CMD, bench/ktestpl-make.sh (the lab's
 # ccache make, timed), in the same OUTPUT_DIR.
 #
+# And a flaky case: a boot bisect of s32..f16 (tests/lab/series.sh flaky),
+# whose f6 makes half the boots oops, by ktest with BISECT_FLAKY (90%
+# confidence asked for) and by ktest.pl tuned (one boot per commit, its
+# default BISECT_TRIES): the answer, right or not, the runs, the confidence.
+#
 # Prints a table: wall time, builds, boots, sum of make time, sum of boot
 # time, harness overhead = wall - make - boot - test, each beside ktest.pl's
 # and as a ratio; the targets beside them (not asserted). Raw numbers go to
@@ -20,10 +25,11 @@
 # Environment:
 #   BENCH_KTESTPL=0   skip this benchmark
 #   BENCH_QUICK=1     only the bisect, only ktest and ktest.pl tuned
-#   BENCH_TESTS, BENCH_TOOLS   or choose: "bisect patchcheck",
+#   BENCH_TESTS, BENCH_TOOLS   or choose: "bisect patchcheck flaky",
 #                     "ours pipelined boxes2 tuned defaults" (pipelined: ours
 #                     with BISECT_SPECULATE = 1; boxes2: ours with BOXES = 1 2,
-#                     two qemu boxes; both the bisect only)
+#                     two qemu boxes; both the bisect only; flaky: ours and
+#                     tuned only)
 #   BENCH_TIMEOUT     seconds one run may take (7200)
 #   BENCH_KEEP=1      keep the runs' directories (logs, make.log, boots)
 #   KTEST, KTEST_LAB  the binary, the lab (default /var/tmp/ktest-lab)
@@ -78,6 +84,8 @@ echo "bench_ktestpl: waiting for the lab lock ($LAB/e2e/run.lock)" >&2
 flock 6
 env=$(sh "$top/tests/lab/series.sh" env) || skip "tests/lab/series.sh env failed"
 eval "$env"
+flaky_env=$(sh "$top/tests/lab/series.sh" flaky) || skip "tests/lab/series.sh flaky failed"
+eval "$flaky_env"
 full=$(sh "$top/tests/lab/series.sh" config)
 initrd=$(sh "$top/tests/lab/initramfs.sh")
 tar -xJOf "$tarball" linux-source-6.1/tools/testing/ktest/ktest.pl >"$work/ktest.pl"
@@ -106,6 +114,12 @@ the_test() {
 	if [ "$1" = bisect ]; then
 		printf 'TEST_START\nTEST_TYPE = bisect\nBISECT_TYPE = boot\n'
 		printf 'BISECT_GOOD = %s\nBISECT_BAD = %s\n' "$S6" "$S23"
+	elif [ "$1" = flaky ]; then
+		printf 'TEST_START\nTEST_TYPE = bisect\nBISECT_TYPE = boot\n'
+		printf 'BISECT_GOOD = %s\nBISECT_BAD = %s\n' "$FLAKY_GOOD" "$FLAKY_BAD"
+		if is_ours "$2"; then
+			printf 'BISECT_FLAKY = 1\nBISECT_CONFIDENCE = 90\n'
+		fi
 	else
 		printf 'TEST_START\nTEST_TYPE = patchcheck\nPATCHCHECK_TYPE = boot\n'
 		printf 'PATCHCHECK_START = %s\nPATCHCHECK_END = %s\n' "$S4" "$S7"
@@ -134,7 +148,7 @@ BOOTED_TIMEOUT = $booted_timeout
 BISECT_SLEEP_TIME = 0
 PATCHCHECK_SLEEP_TIME = 0
 EOF
-	the_test "$2"
+	the_test "$2" "$3"
 }
 
 # boxes2's state directory outlives the run (box 2's tree and build)
@@ -188,7 +202,7 @@ BISECT_SLEEP_TIME = 10
 PATCHCHECK_SLEEP_TIME = 10
 EOF
 	fi
-	the_test "$2"
+	the_test "$2" "$3"
 }
 
 now() { date +%s.%N; }
@@ -303,9 +317,16 @@ run_one() {
 			tail -n 1 | cut -d'[' -f2 | cut -c1-12)
 	fi
 	[ -n "$answer" ] || answer=rc$rc
-	printf '%s %s %.1f %s %.1f %s %.1f %.1f %.1f %s %s %s %s %s\n' "$t" "$tool" \
+	# a flaky bisect's confidence and runs (ours)
+	conf=- runs=-
+	if is_ours "$tool"; then
+		conf=$(jq -r '.tests[0].confidence // "-"' "$rep" 2>/dev/null || echo -)
+		runs=$(jq -r '.tests[0].runs // "-"' "$rep" 2>/dev/null || echo -)
+	fi
+	printf '%s %s %.1f %s %.1f %s %.1f %.1f %.1f %s %s %s %s %s %s %s\n' "$t" "$tool" \
 		"$wall" "$builds" "$mk" "$boots" "$boot" "$ttime" "$over" "$rc" \
-		"$goods" "$answer" "$rboot" "$(( ups * booted_timeout ))" >>"$raw"
+		"$goods" "$answer" "$rboot" "$(( ups * booted_timeout ))" \
+		"$conf" "$runs" >>"$raw"
 	cp "$d/stdout" "$out/ktestpl-$t-$tool.out" 2>/dev/null || true
 	cp "$d/make.log" "$out/ktestpl-$t-$tool.make" 2>/dev/null || true
 	[ -f "$d/box/boots.log" ] && cp "$d/box/boots.log" "$out/ktestpl-$t-$tool.boots"
@@ -315,10 +336,10 @@ run_one() {
 {
 	echo "# bench_ktestpl $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -n) $(nproc) CPUs"
 	echo "# kvm: $(grep -qE '\<(vmx|svm)\>' /proc/cpuinfo && [ -w /dev/kvm ] && echo yes || echo no)"
-	echo "# test tool wall builds make_s boots boot_s test_s overhead_s rc good_reboots answer report_boot_s booted_wait_s"
+	echo "# test tool wall builds make_s boots boot_s test_s overhead_s rc good_reboots answer report_boot_s booted_wait_s confidence runs"
 } >"$raw"
 
-tests="bisect patchcheck"
+tests="bisect patchcheck flaky"
 tools="ours pipelined tuned defaults"
 if [ "$quick" = 1 ]; then
 	tests=bisect
@@ -331,6 +352,8 @@ for t in $tests; do
 		# BISECT_SPECULATE and BOXES are the bisect's
 		{ [ "$tool" = pipelined ] || [ "$tool" = boxes2 ]; } &&
 			[ "$t" != bisect ] && continue
+		# the flaky case: ktest's flaky rule beside ktest.pl tuned
+		[ "$t" = flaky ] && [ "$tool" != ours ] && [ "$tool" != tuned ] && continue
 		run_one "$tool" "$t"
 	done
 done
@@ -354,7 +377,40 @@ met() {
 row() {
 	grep -v '^#' "$raw" | awk -v t="$1" -v o="$2" '$1 == t && $2 == o'
 }
+# the flaky case: the answer, right or not, the runs, the confidence
+flaky_table() {
+	echo
+	echo "the flaky case: a boot bisect of s32..f16 whose f6 oopses in about half the boots (the answer: ${FLAKY_CULPRIT%"${FLAKY_CULPRIT#????????????}"})"
+	printf '%-26s %8s %6s %5s %8s %-14s %5s %10s\n' run wall builds boots "make" answer right confidence
+	for tool in ours tuned; do
+		r=$(row flaky "$tool")
+		[ -n "$r" ] || continue
+		set -- $r
+		right=no
+		[ "${12}" = "${FLAKY_CULPRIT%"${FLAKY_CULPRIT#????????????}"}" ] && right=yes
+		name="ktest (BISECT_FLAKY)"
+		[ "$tool" = tuned ] && name="ktest.pl tuned"
+		printf '%-26s %8s %6s %5s %8s %-14s %5s %10s\n' "$name" "$3" "$4" \
+			"$6" "$5" "${12}" "$right" "${15}"
+		if [ "$tool" = ours ]; then
+			o_right=$right o_conf=${15} o_runs=${16}
+		fi
+	done
+	[ -n "${o_right:-}" ] || return 0
+	echo "  ktest's runs of commits: $o_runs"
+	if [ "$o_right" = yes ] && [ "$o_conf" != - ] &&
+		[ "$(echo "$o_conf >= 0.9" | bc)" = 1 ]; then
+		echo "targets (not asserted): the flaky case answers right with confidence >= 0.9: met ($o_conf)"
+	else
+		echo "targets (not asserted): the flaky case answers right with confidence >= 0.9: missed (right: $o_right, confidence $o_conf)"
+	fi
+}
+
 for t in $tests; do
+	if [ "$t" = flaky ]; then
+		flaky_table
+		continue
+	fi
 	echo
 	echo "ktest vs ktest.pl: $t of the lab series (1 box, and ktest on 2 boxes: their make and boot overlap, so its overhead is not wall - make - boot)"
 	printf '%-26s %8s %6s %5s %8s %8s %9s %8s\n' run wall builds boots "make" boot overhead "ovh/work"

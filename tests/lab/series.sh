@@ -38,6 +38,13 @@
 #                     bad.config.diff (scripts/diffconfig full -> bad)
 #   series.sh harmlessconfig
 #                     the same, prints the path of harmless.config
+#   series.sh flaky   makes (once) and prints shell assignments for a flaky
+#                     history on top of s32, for the benchmark's flaky bisect:
+#                     f1..f16 each bump the step; from f6 on, the initcall
+#                     makes the same NULL pointer write as s18 in about half
+#                     the boots (when get_random_u32() is odd). FLAKY_GOOD
+#                     (s32), FLAKY_BAD (f16), FLAKY_CULPRIT (f6); the
+#                     commits are tagged f1..f16 off every branch
 #   series.sh env     prints shell assignments: SERIES_TREE, SERIES_BASE (the
 #                     lab commit), S1..S32, the roles BUILD_BREAK,
 #                     BUILD_FIX, WARNING, BOOT_BREAK, BOOT_FIX, KCONFIG_BREAK,
@@ -311,12 +318,53 @@ cmd_badconfig() {
 	esac
 }
 
-[ $# -ge 1 ] || die "usage: series.sh tree | config | badconfig | harmlessconfig | env"
+# The flaky history: f1..f16 on top of s32, detached (the series branch
+# stays at s32); made under the tree's lock, with fixed dates, so its ids
+# are the same on every machine
+flaky_c() {
+	n=$1
+	e="$(extra_for 32)"
+	if [ "$n" -ge 6 ]; then
+		e="$e
+	if (get_random_u32() & 1)	/* the flaky boot regression */
+		*(volatile int *)0 = ktest_lab_step;"
+	fi
+	lab_c "$((100 + n))" "$e" | sed 's|^#include <linux/printk.h>$|&\
+#include <linux/random.h>|'
+}
+
+cmd_flaky() {
+	t=$(cmd_tree)
+	exec 8>"$dir/lock"
+	flock 8
+	if ! git -C "$t" rev-parse -q --verify f16 >/dev/null; then
+		export GIT_AUTHOR_NAME="ktest lab" GIT_AUTHOR_EMAIL=lab@ktest.invalid
+		export GIT_COMMITTER_NAME="ktest lab" GIT_COMMITTER_EMAIL=lab@ktest.invalid
+		git -C "$t" checkout -q -f --detach s32
+		for n in $(seq 1 16); do
+			flaky_c "$n" >"$t/lib/ktest_lab.c"
+			msg="lib: ktest lab flaky step $n (f$n)"
+			[ "$n" = 6 ] && msg="lib: ktest lab flaky step 6, which breaks half the boots (f6)"
+			date="2024-03-01T00:00:$(printf %02d "$n")Z"
+			GIT_AUTHOR_DATE=$date GIT_COMMITTER_DATE=$date \
+				git -C "$t" commit -q -a -m "$msg" || die "cannot commit f$n"
+			git -C "$t" tag "f$n"
+		done
+		git -C "$t" checkout -q -f series
+	fi
+	exec 8>&-
+	echo "FLAKY_GOOD=$(git -C "$t" rev-parse "s32^{commit}")"
+	echo "FLAKY_BAD=$(git -C "$t" rev-parse "f16^{commit}")"
+	echo "FLAKY_CULPRIT=$(git -C "$t" rev-parse "f6^{commit}")"
+}
+
+[ $# -ge 1 ] || die "usage: series.sh tree | config | badconfig | harmlessconfig | flaky | env"
 case $1 in
 tree) cmd_tree ;;
 config) cmd_config ;;
 badconfig) cmd_badconfig bad ;;
 harmlessconfig) cmd_badconfig harmless ;;
+flaky) cmd_flaky ;;
 env) cmd_env ;;
-*) die "unknown command '$1' (tree, config, badconfig, harmlessconfig, env)" ;;
+*) die "unknown command '$1' (tree, config, badconfig, harmlessconfig, flaky, env)" ;;
 esac
