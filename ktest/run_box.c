@@ -27,6 +27,9 @@
 #include <string.h>
 #include <strings.h>
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
 #include "conf/strmap.h"
 #include "console/console.h"
 #include "console/monitor.h"
@@ -53,6 +56,10 @@ struct krun_lab {
 	/* lines the reboot's watch read: the boot monitor sees them first */
 	struct sbuf pending;
 	bool booting;		/* a boot's monitor: krun.kernel_up, _booted */
+	/* the reboot watch's stop line, compiled: ktest.pl's /$stop/ */
+	char *stop_src;
+	pcre2_code *stop_re;
+	pcre2_match_data *stop_md;
 };
 
 /*
@@ -144,6 +151,43 @@ static int open_console(struct krun *r, struct krun_lab *l, char *why,
 	return l->con ? 0 : -1;
 }
 
+static void stop_forget(struct krun_lab *l)
+{
+	pcre2_match_data_free(l->stop_md);
+	pcre2_code_free(l->stop_re);
+	free(l->stop_src);
+	l->stop_src = NULL;
+	l->stop_re = NULL;
+	l->stop_md = NULL;
+}
+
+/*
+ * Does the console line hold stop? stop is a Perl regex, as ktest.pl
+ * matched REBOOT_SUCCESS_LINE (the option reader checked it compiles;
+ * if it did not, it is taken as text).
+ */
+static bool stop_seen(struct krun_lab *l, const char *stop,
+		      const char *line, size_t len)
+{
+	int err;
+	PCRE2_SIZE off;
+
+	if (!l->stop_src || strcmp(l->stop_src, stop)) {
+		stop_forget(l);
+		l->stop_src = xstrdup(stop);
+		l->stop_re = pcre2_compile((PCRE2_SPTR)stop,
+					   PCRE2_ZERO_TERMINATED, 0, &err,
+					   &off, NULL);
+		if (l->stop_re)
+			l->stop_md = pcre2_match_data_create_from_pattern(
+				l->stop_re, NULL);
+	}
+	if (!l->stop_re || !l->stop_md)
+		return strstr(line, stop) != NULL;
+	return pcre2_match(l->stop_re, (PCRE2_SPTR)line, len, 0, 0,
+			   l->stop_md, NULL) > 0;
+}
+
 static void lab_close(struct krun_lab *l)
 {
 	if (!l)
@@ -163,6 +207,7 @@ static void lab_close(struct krun_lab *l)
 	if (l->dmesg)
 		fclose(l->dmesg);
 	sbuf_free(&l->pending);
+	stop_forget(l);
 	free(l);
 }
 
@@ -201,7 +246,7 @@ static int watch(void *ctx, const char *stop, long quiet_ms, long max_ms)
 		krun_log(l->r, "%s\n", sbuf_str(&line));
 		sbuf_addn(&l->pending, line.buf ? line.buf : "", line.len);
 		sbuf_addc(&l->pending, '\n');
-		if (stop && strstr(sbuf_str(&line), stop)) {
+		if (stop && stop_seen(l, stop, sbuf_str(&line), line.len)) {
 			ret = 1;
 			break;
 		}

@@ -9,6 +9,7 @@
 #
 #  1. SLEEP_TIME = 60, the good kernel prints its login prompt at once:
 #     the reboot to good ends on it (ktest.pl waited 60 s of quiet)
+#  1b. REBOOT_SUCCESS_LINE, a Perl regex: the line it matches ends it
 #  2. a good kernel that never prints it: SLEEP_TIME of quiet still ends it
 #  3. no login prompt, but the box answers ssh: that ends it
 #  4. POWERCYCLE_AFTER_REBOOT = 60: the kernel's "reboot: Restarting
@@ -107,6 +108,18 @@ check "and the log says what ended it" \
 	grep -q 'the good kernel is up (login:) after [0-9.]* s' st1.log
 check "the box was cycled 4 times (test, good, test, good at the end)" \
 	test "$(wc -l <power)" -eq 4
+
+# 1b. REBOOT_SUCCESS_LINE is a Perl regex, as in ktest.pl: one that no
+# line holds as text ends the reboot to good on the line it matches
+fresh good good good
+conf st1b "SLEEP_TIME = 20" 'REBOOT_SUCCESS_LINE = ^Debian GNU/Linux [0-9]+ \S+ ttyS0$' >w1b.conf
+two_boots >>w1b.conf
+timed w1b.conf
+expect_rc 0 "two boots with a regex REBOOT_SUCCESS_LINE"
+check "the reboot to good ended on the line the regex matches, not after 20 s (${took}s)" \
+	test "$took" -lt 15
+check "and the log names it" \
+	grep -q 'the good kernel is up (^Debian GNU/Linux \[0-9\]+ \\S+ ttyS0\$) after' st1b.log
 
 # 2. no login prompt, no ssh: SLEEP_TIME of quiet is the bound
 fresh good mute good
