@@ -147,6 +147,8 @@ struct kstep_opts {
 	bool force_checkout;	/* checkout even with local changes */
 	bool digest_image;	/* res->image: the built image's digest */
 	bool cache_build;	/* the per-commit build cache (build_cache.h) */
+	bool built_before;	/* a later run of the commit: OUTPUT_DIR holds
+				 * its build (build_type "nobuild") */
 	bool cache_store;	/* into the cache, never from it (a build
 				 * whose warnings are checked) */
 	/* called once the build is good, before the box part; with

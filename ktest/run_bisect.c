@@ -403,8 +403,9 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 	snprintf(k, sizeof(k), run > 1 ? "%s-run%d" : "%s", kind, run);
 	step_opts(s, id, k, steps_left, &o);
 	/* in place, the speculative builds overwrote OUTPUT_DIR: the cache */
-	o.build_type = run > 1 && s->level >= KSTEP_BOOT &&
-		!(s->spec && s->spec->in_place) ? "nobuild" : bt;
+	o.built_before = run > 1 && s->level >= KSTEP_BOOT &&
+		!(s->spec && s->spec->in_place);
+	o.build_type = o.built_before ? "nobuild" : bt;
 	if (s->spec && s->spec->in_place) {
 		/* a later run, a retry, the verification: the tree is the step's */
 		o.before_tree = spec_stop;

@@ -261,9 +261,14 @@ static bool do_build(struct krun *r, const struct kstep_opts *o,
 		free_warnings(lc.known);
 		return true;
 	}
-	krun_print(r, "Building%s%.12s%s (BUILD_TYPE %s, log %s)\n",
-		   o->commit ? " " : "", o->commit ? o->commit : "",
-		   o->commit ? "" : " the tree", b.build_type, r->buildlog);
+	if (o->built_before)
+		krun_print(r, "Building %.12s: its first run built it in OUTPUT_DIR, nothing to build\n",
+			   o->commit ? o->commit : "");
+	else
+		krun_print(r, "Building%s%.12s%s (BUILD_TYPE %s, log %s)\n",
+			   o->commit ? " " : "", o->commit ? o->commit : "",
+			   o->commit ? "" : " the tree", b.build_type,
+			   r->buildlog);
 	kbuild_run(&b, &br);
 	*ms = br.elapsed_ms;
 	r->ms[0] += br.elapsed_ms;
@@ -311,7 +316,9 @@ static bool do_build(struct krun *r, const struct kstep_opts *o,
 		    b.build_type && strcmp(b.build_type, "nobuild"))
 			to_cache(r, o, &b, br.release);
 	}
-	if (good)
+	if (good && o->built_before)
+		krun_print(r, "Kernel %s\n", br.release);
+	else if (good)
 		krun_print(r, "Build done in %ld.%ld s: %s, %d warning%s\n",
 			   br.elapsed_ms / 1000, br.elapsed_ms % 1000 / 100,
 			   br.release, br.warnings, br.warnings == 1 ? "" : "s");

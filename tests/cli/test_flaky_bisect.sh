@@ -87,6 +87,9 @@ check "the confidence is printed and at least the 90% asked for: $conf_line" \
 	test "${pct:-0}" -ge 90
 check "the journal holds each run as its own step (bisect-runN)" \
 	grep -q 'key=bisect-run2:' st-flaky/journal
+check "a later run of a commit says it has nothing to build" \
+	sh -c "grep -q 'its first run built it in OUTPUT_DIR, nothing to build' st-flaky.log &&
+		! grep -q 'BUILD_TYPE nobuild' st-flaky.log"
 # report.json carries the confidence and the runs the output printed
 printed=$(echo "$conf_line" | sed -n 's/^Confidence \([0-9.]*\)%.*; \([0-9]*\) runs in all$/\1 \2/p')
 same_as_printed() {	# same_as_printed STATE "PCT RUNS": its report's
