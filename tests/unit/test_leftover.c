@@ -191,24 +191,24 @@ static void test_note_while_running(void **state)
 }
 
 /*
- * A process running a command is killed with SIGKILL (ktest killed): the
- * command runs on. kleft_stop stops it, names it, and drops the note.
+ * A process of its own (its pid in *run) that notes commands in dir and
+ * runs "sleep 60" through kcmd, SIGTERM handled by on_term when given;
+ * returns the command's group once it runs and its note is made.
  */
-static void test_killed_run_left(void **state)
+static pid_t run_noted(const char *dir, void (*on_term)(int), pid_t *run)
 {
-	char *dir = tmp_dir_new("leftover");
 	char *pidf = xasprintf("%s.pid", dir);
-	struct said s = { 0 };
-	pid_t run, left = 0;
+	pid_t left = 0;
 	FILE *f;
 
-	(void)state;
-	run = fork();
-	assert_true(run >= 0);
-	if (!run) {
+	*run = fork();
+	assert_true(*run >= 0);
+	if (!*run) {
 		char *cmd = xasprintf("echo $$ > '%s'; exec sleep 60", pidf);
 		struct kcmd_result r;
 
+		if (on_term)
+			signal(SIGTERM, on_term);
 		if (kleft_set_dir(dir))
 			_exit(1);
 		kcmd_run(cmd, NULL, &r);
@@ -226,6 +226,23 @@ static void test_killed_run_left(void **state)
 	/* the note comes just after the spawn: the command may be quicker */
 	for (int i = 0; i < 1000 && !dir_count(dir); i++)
 		sleep_ms(10);
+	unlink(pidf);
+	free(pidf);
+	return left;
+}
+
+/*
+ * A process running a command is killed with SIGKILL (ktest killed): the
+ * command runs on. kleft_stop stops it, names it, and drops the note.
+ */
+static void test_killed_run_left(void **state)
+{
+	char *dir = tmp_dir_new("leftover");
+	struct said s = { 0 };
+	pid_t run, left;
+
+	(void)state;
+	left = run_noted(dir, NULL, &run);
 	reap(run);
 	sleep_ms(50);
 	assert_true(kleft_group_runs(left));	/* left running */
@@ -240,8 +257,6 @@ static void test_killed_run_left(void **state)
 	/* nothing more the second time */
 	assert_int_equal(kleft_stop(dir, say, &s), 0);
 	assert_int_equal(s.n, 1);
-	unlink(pidf);
-	free(pidf);
 	tmp_dir_rm(dir);
 }
 
@@ -260,35 +275,11 @@ static void stop_and_exit(int sig)
 static void test_stopped_running(void **state)
 {
 	char *dir = tmp_dir_new("leftover");
-	char *pidf = xasprintf("%s.pid", dir);
-	pid_t run, left = 0;
+	pid_t run, left;
 	int st;
-	FILE *f;
 
 	(void)state;
-	run = fork();
-	assert_true(run >= 0);
-	if (!run) {
-		char *cmd = xasprintf("echo $$ > '%s'; exec sleep 60", pidf);
-		struct kcmd_result r;
-
-		signal(SIGTERM, stop_and_exit);
-		if (kleft_set_dir(dir))
-			_exit(1);
-		kcmd_run(cmd, NULL, &r);
-		_exit(0);
-	}
-	for (int i = 0; i < 1000 && !left; i++) {
-		sleep_ms(10);
-		f = fopen(pidf, "r");
-		if (f && fscanf(f, "%d", &left) != 1)
-			left = 0;
-		if (f)
-			fclose(f);
-	}
-	assert_true(left > 0);
-	for (int i = 0; i < 1000 && !dir_count(dir); i++)
-		sleep_ms(10);
+	left = run_noted(dir, stop_and_exit, &run);
 	assert_int_equal(dir_count(dir), 1);
 	assert_int_equal(kill(run, SIGTERM), 0);
 	while (waitpid(run, &st, 0) < 0 && errno == EINTR)
@@ -297,8 +288,6 @@ static void test_stopped_running(void **state)
 	assert_int_equal(WEXITSTATUS(st), 3);	/* the handler ended it */
 	assert_false(kleft_group_runs(left));
 	assert_int_equal(dir_count(dir), 0);
-	unlink(pidf);
-	free(pidf);
 	tmp_dir_rm(dir);
 }
 
