@@ -1102,6 +1102,44 @@ static int run_test(struct krun *r, bool dry)
  * ktest.pl's dodie, after the test: the box rebooted to good or powered
  * off, and the failure mailed with the test's part of LOG_FILE.
  */
+/*
+ * The first bisect or patchcheck of the run, when it is not test 1, would
+ * refuse BUILD_DIR's local changes when it starts (krun_check_tree): they
+ * are refused before the tests ahead of it take the night. Not on a
+ * resumed run: its tree is where its steps left it.
+ */
+static int check_trees_early(struct krun *r)
+{
+	char err[1024];
+	int ret = 0;
+
+	if (kjournal_find(&r->j, "ev", "step", NULL))
+		return 0;
+	for (r->i = 1; r->i <= r->c->num_tests; r->i++) {
+		const char *type;
+
+		forget_all(r);	/* options are resolved per test */
+		type = krun_opt(r, KOPT_TEST_TYPE);
+		if (!type || (strcmp(type, "bisect") && strcmp(type, "patchcheck")))
+			continue;
+		if (r->i == 1)
+			break;		/* its own check comes at once */
+		if (!r->vcs) {		/* quiet: the test says why, later */
+			const char *dir = krun_opt(r, KOPT_BUILD_DIR);
+
+			r->vcs = kvcs_open(dir ? dir : ".", err, sizeof(err));
+		}
+		if (r->vcs)
+			ret = krun_check_tree(r, r->vcs);
+		if (ret)
+			krun_print(r, "ktest: checked before test 1: nothing has run\n");
+		break;
+	}
+	forget_all(r);
+	r->i = -1;
+	return ret;
+}
+
 static void critical(struct krun *r)
 {
 	const char *po = krun_opt(r, KOPT_POWER_OFF);
@@ -1291,7 +1329,8 @@ static int run_config(struct kcli *cli)
 	signal(SIGINT, on_sigint);
 	krun_print(&r, "\n\nSTARTING AUTOMATED TESTS\n\n");
 	krun_print(&r, "State directory: %s\n", r.state_dir);
-	for (r.i = 1; r.i <= c.num_tests; r.i++) {
+	ret = check_trees_early(&r) ? -2 : 0;
+	for (r.i = 1; !ret && r.i <= c.num_tests; r.i++) {
 		ret = run_test(&r, false);
 		if (got_sigint)
 			r.interrupted = true;

@@ -227,6 +227,16 @@ check "no step was started" sh -c "! grep -q 'ev=step' state-dirty/journal"
 run_ktest pcd.conf
 expect_rc 2 "so does a patchcheck"
 check "its change is still there too" test "$(cat "$src/version")" = mine
+# a bisect after a build test is refused at the start, not after the build
+{ common state-later; echo "TEST_START"; echo "TEST_TYPE = build"
+  echo "TEST_START"; echo "TEST_TYPE = bisect"; echo "BISECT_TYPE = build"
+  echo "BISECT_GOOD = $c9"; echo "BISECT_BAD = $c16"; } >later.conf
+run_ktest later.conf
+expect_rc 2 "a bisect as test 2 refuses the local changes before test 1 runs: exit 2"
+check "naming test 2 and the file" grep -q "^ktest: test 2: BUILD_DIR $src has local changes to 1 file: version$" out
+check "test 1 did not run, and it says so" \
+	sh -c "! grep -q 'RUNNING TEST 1' out && ! grep -q 'ev=step' state-later/journal && grep -q 'checked before test 1: nothing has run' out"
+check "the change is still there after it" test "$(cat "$src/version")" = mine
 g checkout -q -- version
 
 # an untracked file of the user's where a commit has one (c15 adds bug):
