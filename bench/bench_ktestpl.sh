@@ -379,15 +379,16 @@ row() {
 }
 # the flaky case: the answer, right or not, the runs, the confidence
 flaky_table() {
+	culprit=${FLAKY_CULPRIT%"${FLAKY_CULPRIT#????????????}"}
 	echo
-	echo "the flaky case: a boot bisect of s32..f16 whose f6 oopses in about half the boots (the answer: ${FLAKY_CULPRIT%"${FLAKY_CULPRIT#????????????}"})"
+	echo "the flaky case: a boot bisect of s32..f16 whose f6 oopses in about half the boots (the answer: $culprit)"
 	printf '%-26s %8s %6s %5s %8s %-14s %5s %10s\n' run wall builds boots "make" answer right confidence
 	for tool in ours tuned; do
 		r=$(row flaky "$tool")
 		[ -n "$r" ] || continue
 		set -- $r
 		right=no
-		[ "${12}" = "${FLAKY_CULPRIT%"${FLAKY_CULPRIT#????????????}"}" ] && right=yes
+		[ "${12}" = "$culprit" ] && right=yes
 		name="ktest (BISECT_FLAKY)"
 		[ "$tool" = tuned ] && name="ktest.pl tuned"
 		printf '%-26s %8s %6s %5s %8s %-14s %5s %10s\n' "$name" "$3" "$4" \

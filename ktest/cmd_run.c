@@ -1099,10 +1099,6 @@ static int run_test(struct krun *r, bool dry)
 }
 
 /*
- * ktest.pl's dodie, after the test: the box rebooted to good or powered
- * off, and the failure mailed with the test's part of LOG_FILE.
- */
-/*
  * The first bisect or patchcheck of the run, when it is not test 1, would
  * refuse BUILD_DIR's local changes when it starts (krun_check_tree): they
  * are refused before the tests ahead of it take the night. Not on a
@@ -1140,6 +1136,10 @@ static int check_trees_early(struct krun *r)
 	return ret;
 }
 
+/*
+ * ktest.pl's dodie, after the test: the box rebooted to good or powered
+ * off, and the failure mailed with the test's part of LOG_FILE.
+ */
 static void critical(struct krun *r)
 {
 	const char *po = krun_opt(r, KOPT_POWER_OFF);

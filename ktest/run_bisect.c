@@ -748,7 +748,8 @@ static void pin_builds(struct bis *s, bool on)
 	s->pinned = false;
 }
 
-static void print_confidence(struct bis *s)
+/* The confidence, printed and kept for report.json (a flaky bisect's). */
+static void give_confidence(struct bis *s)
 {
 	struct ktest_report *t = s->r->t;
 
@@ -776,7 +777,7 @@ static int found(struct bis *s, const char *id)
 			return -1;
 		if (v > 0) {
 			write_log(s);
-			print_confidence(s);
+			give_confidence(s);
 			return krun_fail(r, "bisect: %.12s looked like the first %s commit, but the verification failed: %s; the failure is flakier than BISECT_CONFIDENCE allowed for, or not one commit's",
 					 id, s->reverse ? "good (fixing)" : "bad",
 					 why);
@@ -785,7 +786,7 @@ static int found(struct bis *s, const char *id)
 			   s->revert_passed ? "; BISECT_BAD passes with it reverted" : "");
 		if (same_image(s, id, why, sizeof(why))) {
 			write_log(s);
-			print_confidence(s);
+			give_confidence(s);
 			return krun_fail(r, "bisect: %.12s looked like the first %s commit, but %s: the commit did not change the kernel that was tested, so it cannot be what %s it; the failure comes from outside the kernel (the lab, the tree's other files) or is flakier than measured",
 					 id, s->reverse ? "good (fixing)" : "bad",
 					 why, s->reverse ? "fixed" : "broke");
@@ -800,7 +801,7 @@ static int found(struct bis *s, const char *id)
 	kresults_set(&r->t->result_subject, subj);
 	krun_print(r, "%s commit was [%s] %s\n", s->reverse ? "Good" : "Bad",
 		   id, subj ? subj : "");
-	print_confidence(s);
+	give_confidence(s);
 	return krun_success(r);
 }
 
