@@ -213,7 +213,8 @@ enum kstep_level krun_level(struct krun *r, enum kopt_id subtype)
 	return KSTEP_TEST;
 }
 
-struct kvcs *krun_vcs(struct krun *r)
+/* BUILD_DIR's repository, opened once; quiet: no error printed */
+static struct kvcs *open_vcs(struct krun *r, bool quiet)
 {
 	char err[1024];
 	const char *dir;
@@ -222,9 +223,14 @@ struct kvcs *krun_vcs(struct krun *r)
 		return r->vcs;
 	dir = krun_opt(r, KOPT_BUILD_DIR);
 	r->vcs = kvcs_open(dir ? dir : ".", err, sizeof(err));
-	if (!r->vcs)
+	if (!r->vcs && !quiet)
 		krun_print(r, "ktest: %s\n", err);
 	return r->vcs;
+}
+
+struct kvcs *krun_vcs(struct krun *r)
+{
+	return open_vcs(r, false);
 }
 
 int krun_check_tree(struct krun *r, struct kvcs *v)
@@ -1106,7 +1112,6 @@ static int run_test(struct krun *r, bool dry)
  */
 static int check_trees_early(struct krun *r)
 {
-	char err[1024];
 	int ret = 0;
 
 	if (kjournal_find(&r->j, "ev", "step", NULL))
@@ -1120,12 +1125,8 @@ static int check_trees_early(struct krun *r)
 			continue;
 		if (r->i == 1)
 			break;		/* its own check comes at once */
-		if (!r->vcs) {		/* quiet: the test says why, later */
-			const char *dir = krun_opt(r, KOPT_BUILD_DIR);
-
-			r->vcs = kvcs_open(dir ? dir : ".", err, sizeof(err));
-		}
-		if (r->vcs)
+		/* quiet: a BUILD_DIR that cannot be opened fails the test */
+		if (open_vcs(r, true))
 			ret = krun_check_tree(r, r->vcs);
 		if (ret)
 			krun_print(r, "ktest: checked before test 1: nothing has run\n");
