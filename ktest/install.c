@@ -34,7 +34,7 @@
 #include "conf/strmap.h"
 #include "ktest/install.h"
 
-#define MODS_TARBALL	"ktest-mods.tar.gz"
+#define MODS_TARBALL	KINSTALL_MODS_TARBALL
 /* how often a box that refuses ssh is asked again before the install */
 #define PROBE_AGAIN_MS	500
 
@@ -209,18 +209,12 @@ static char **tar_argv(const char *staging, const char *tarball,
 	return argv;
 }
 
-static void plan_modules(const struct kinstall_opts *o,
-			 const struct kbox_opts *box, const char *outdir,
-			 const char *staging, struct kinstall_plan *p)
+/* make modules_install into staging, then tar: the tarball's path */
+static char *plan_pack(const struct kinstall_opts *o, const char *outdir,
+		       const char *staging, struct kinstall_plan *p)
 {
-	const char *ver = o->kernel_version;
-	const char *root = o->mod_root ? o->mod_root : "/";
-	const char *rtmp = o->remote_tmp ? o->remote_tmp : "/tmp";
 	char *qout = kcmd_quote(outdir), *qstage = kcmd_quote(staging);
 	char *tarball = join(staging, MODS_TARBALL);
-	char *remote_tar = join(rtmp, MODS_TARBALL);
-	char *moddir, *sub = xasprintf("lib/modules/%s", ver);
-	char *q1, *q2;
 	struct kinstall_step *s;
 
 	s = add(p, KI_MODULES_BUILD, "make modules_install");
@@ -228,9 +222,29 @@ static void plan_modules(const struct kinstall_opts *o,
 			   "modules_install",
 			   o->make_cmd ? o->make_cmd : "make", qout, qstage);
 	s = add(p, KI_MODULES_PACK, "pack the modules");
-	s->argv = tar_argv(staging, tarball, ver);
+	s->argv = tar_argv(staging, tarball, o->kernel_version);
 	s->src = xstrdup(tarball);
+	free(qout);
+	free(qstage);
+	return tarball;
+}
 
+static void plan_modules(const struct kinstall_opts *o,
+			 const struct kbox_opts *box, const char *outdir,
+			 const char *staging, struct kinstall_plan *p)
+{
+	const char *ver = o->kernel_version;
+	const char *root = o->mod_root ? o->mod_root : "/";
+	const char *rtmp = o->remote_tmp ? o->remote_tmp : "/tmp";
+	char *tarball;
+	char *remote_tar = join(rtmp, MODS_TARBALL);
+	char *moddir, *sub = xasprintf("lib/modules/%s", ver);
+	char *q1, *q2;
+
+	if (o->modules_tarball && *o->modules_tarball)
+		tarball = xstrdup(o->modules_tarball);
+	else
+		tarball = plan_pack(o, outdir, staging, p);
 	/* SCP_TO_TARGET gets the directory, as ktest.pl gave it "/tmp" */
 	add_copy(p, box, KI_MODULES_COPY, "copy the modules", false, tarball,
 		 box->scp_to_target ? xstrdup(rtmp) : xstrdup(remote_tar),
@@ -252,8 +266,6 @@ static void plan_modules(const struct kinstall_opts *o,
 	free(moddir);
 	free(sub);
 	free(remote_tar);
-	free(qout);
-	free(qstage);
 }
 
 int kinstall_plan(const struct kinstall_opts *o, const struct kbox_opts *box,
@@ -292,7 +304,8 @@ int kinstall_plan(const struct kinstall_opts *o, const struct kbox_opts *box,
 			 o->kernel_version ? o->kernel_version : "");
 		goto fail;
 	}
-	if (modules && (!staging || !*staging)) {
+	if (modules && (!staging || !*staging) &&
+	    (!o->modules_tarball || !*o->modules_tarball)) {
 		snprintf(why, whylen, "no staging directory for the modules");
 		goto fail;
 	}
@@ -444,12 +457,13 @@ static int run_host(struct run *x, const struct kinstall_step *s,
 	char how[64];
 	int ret = -1;
 
-	kbox_env_init(&env, kbox_opts(x->box));
+	memset(&env, 0, sizeof(env));
 	if (s->kind == KI_MODULES_BUILD) {
 		/* not the jobserver of a make that runs ktest */
 		ko.cwd = o->build_dir;
 		ko.env = getenv("MAKELEVEL") ? sub_make_env : NULL;
 	} else {
+		kbox_env_init(&env, kbox_opts(x->box));
 		ko.env = (const char *const *)env.entries;
 	}
 	say(o, "%s", s->cmd);
@@ -690,11 +704,39 @@ static int read_modules(struct run *x, const char *outdir, bool *modules)
 	return ret;
 }
 
+/* An empty directory in TMP_DIR for modules_install. */
+static int make_staging(struct run *x, char **staging)
+{
+	const struct kinstall_opts *o = x->o;
+	char *base;
+	int ret = 0;
+
+	base = xstrdup(o->tmp_dir && *o->tmp_dir ? o->tmp_dir :
+		       getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (kcmd_mkdirs(base) < 0) {
+		ret = fail(x, KINSTALL_HOST, KI_MODULES_BUILD,
+			   "cannot make TMP_DIR %s: %s", base,
+			   strerror(errno));
+		free(base);
+		return ret;
+	}
+	*staging = xasprintf("%s/ktest-mods.XXXXXX", base);
+	free(base);
+	if (!mkdtemp(*staging)) {
+		ret = fail(x, KINSTALL_HOST, KI_MODULES_BUILD,
+			   "cannot make a staging directory %s in TMP_DIR: "
+			   "%s", *staging, strerror(errno));
+		free(*staging);
+		*staging = NULL;
+	}
+	return ret;
+}
+
 static int prepare(struct run *x, const char *outdir, bool *modules,
 		   char **staging)
 {
 	const struct kinstall_opts *o = x->o;
-	char *image, *base;
+	char *image;
 	struct stat st;
 	int ret = 0;
 
@@ -716,25 +758,17 @@ static int prepare(struct run *x, const char *outdir, bool *modules,
 		return -1;
 	if (!*modules)
 		return 0;
-	base = xstrdup(o->tmp_dir && *o->tmp_dir ? o->tmp_dir :
-		       getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (kcmd_mkdirs(base) < 0) {
-		ret = fail(x, KINSTALL_HOST, KI_MODULES_BUILD,
-			   "cannot make TMP_DIR %s: %s", base,
-			   strerror(errno));
-		free(base);
-		return ret;
+	if (o->modules_tarball && *o->modules_tarball) {
+		if (access(o->modules_tarball, R_OK) == 0) {
+			say(o, "The modules: packed by the build, %s",
+			    o->modules_tarball);
+			return 0;
+		}
+		return fail(x, KINSTALL_HOST, KI_MODULES_COPY,
+			    "cannot read the packed modules %s: %s",
+			    o->modules_tarball, strerror(errno));
 	}
-	*staging = xasprintf("%s/ktest-mods.XXXXXX", base);
-	free(base);
-	if (!mkdtemp(*staging)) {
-		ret = fail(x, KINSTALL_HOST, KI_MODULES_BUILD,
-			   "cannot make a staging directory %s in TMP_DIR: "
-			   "%s", *staging, strerror(errno));
-		free(*staging);
-		*staging = NULL;
-	}
-	return ret;
+	return make_staging(x, staging);
 }
 
 int kinstall_run(struct kbox *box, const struct kinstall_opts *o,
@@ -787,6 +821,57 @@ out:
 		    staging, strerror(errno));
 	}
 	kinstall_plan_free(&p);
+	free(staging);
+	free(outdir);
+	r->elapsed_ms = now_ms() - t0;
+	return ret;
+}
+
+int kinstall_pack_modules(const struct kinstall_opts *o, const char *tarball,
+			  struct kinstall_result *r)
+{
+	struct run x = { .o = o, .r = r, .version = o->kernel_version };
+	struct kinstall_plan p = { NULL, 0 };
+	char *outdir = kinstall_output_dir(o), *staging = NULL, *packed = NULL;
+	long t0 = now_ms();
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (!outdir) {
+		fail(&x, KINSTALL_CONFIG, KI_MODULES_BUILD,
+		     "OUTPUT_DIR is not set: ktest does not know where the "
+		     "built kernel is");
+		goto out;
+	}
+	if (!plain_version(o->kernel_version)) {
+		fail(&x, KINSTALL_CONFIG, KI_MODULES_BUILD,
+		     "kernel version '%s' cannot name lib/modules/VERSION",
+		     o->kernel_version ? o->kernel_version : "");
+		goto out;
+	}
+	if (make_staging(&x, &staging))
+		goto out;
+	x.staging = staging;
+	packed = plan_pack(o, outdir, staging, &p);
+	/* no box: the two host steps by hand */
+	if (run_host(&x, &p.steps[0], KINSTALL_MODULES, "make modules_install") ||
+	    modules_built(&x, &p.steps[0]) || pack(&x, &p.steps[1]))
+		goto out;
+	if (rename(packed, tarball) && (errno != EXDEV ||
+					kcmd_copy_file(packed, tarball))) {
+		fail(&x, KINSTALL_HOST, KI_MODULES_PACK, "cannot move %s to "
+		     "%s: %s", packed, tarball, strerror(errno));
+		goto out;
+	}
+	r->modules = true;
+	r->status = KINSTALL_OK;
+	ret = 0;
+out:
+	if (staging && rm_rf(staging) < 0 && ret == 0)
+		say(o, "warning: cannot remove the staging directory %s: %s",
+		    staging, strerror(errno));
+	kinstall_plan_free(&p);
+	free(packed);
 	free(staging);
 	free(outdir);
 	r->elapsed_ms = now_ms() - t0;

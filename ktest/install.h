@@ -18,6 +18,9 @@
 #include "conf/model.h"
 #include "ktest/box.h"
 
+/* the modules' tarball: on the host, and in the box's /tmp */
+#define KINSTALL_MODS_TARBALL	"ktest-mods.tar.gz"
+
 struct kinstall_opts {
 	bool no_install;		/* NO_INSTALL */
 	const char *pre_install;	/* PRE_INSTALL ($KERNEL_VERSION) */
@@ -29,6 +32,12 @@ struct kinstall_opts {
 	const char *target_image;	/* TARGET_IMAGE ($KERNEL_VERSION) */
 	const char *tmp_dir;		/* TMP_DIR: modules staged here */
 	const char *kernel_version;	/* of what was built (kernelrelease) */
+	/*
+	 * lib/modules/VERSION already packed (the build cache keeps it,
+	 * build_cache.h): copied to the box as it is, no modules_install.
+	 * Named KINSTALL_MODS_TARBALL: SCP_TO_TARGET is given a directory.
+	 */
+	const char *modules_tarball;
 	long timeout_ms;		/* RUN_TIMEOUT (0: none) */
 	/*
 	 * Where the box keeps /lib/modules ("/") and its scratch files
@@ -81,8 +90,9 @@ struct kinstall_plan {
 /*
  * The steps for o on box, pure: modules says whether the .config has
  * CONFIG_MODULES=y, staging is the empty host directory they go through
- * (NULL when !modules). NO_INSTALL gives no steps. Returns 0, or -1 with
- * why (a value that cannot be used, such as an empty kernel version).
+ * (NULL when !modules or o->modules_tarball). NO_INSTALL gives no steps.
+ * Returns 0, or -1 with why (a value that cannot be used, such as an empty
+ * kernel version).
  */
 int kinstall_plan(const struct kinstall_opts *o, const struct kbox_opts *box,
 		  bool modules, const char *staging, struct kinstall_plan *p,
@@ -117,5 +127,15 @@ struct kinstall_result {
 /* Installs; 0 when r->status is KINSTALL_OK or KINSTALL_SKIPPED, else -1. */
 int kinstall_run(struct kbox *box, const struct kinstall_opts *o,
 		 struct kinstall_result *r);
+
+/*
+ * What an install of a kernel with modules does on the host, for the build
+ * cache: make modules_install of OUTPUT_DIR into a staging directory in
+ * TMP_DIR, packed into tarball (lib/modules/VERSION, root's files).
+ * Returns 0, or -1 with r->status (KINSTALL_MODULES, KINSTALL_HOST,
+ * KINSTALL_CONFIG) and r->why.
+ */
+int kinstall_pack_modules(const struct kinstall_opts *o, const char *tarball,
+			  struct kinstall_result *r);
 
 #endif

@@ -273,6 +273,38 @@ static void test_plan_modules(void **state)
 	kinstall_plan_free(&p);
 }
 
+/* Modules packed already (the build cache's): copied, not made again. */
+static void test_plan_packed(void **state)
+{
+	struct kinstall_opts o = plan_opts();
+	struct kbox_opts b = plan_box();
+	struct kinstall_plan p;
+	const struct kinstall_step *s;
+	char why[512];
+
+	(void)state;
+	o.modules_tarball = "/state/build-cache/ab12-99/ktest-mods.tar.gz";
+	assert_int_equal(kinstall_plan(&o, &b, true, NULL, &p, why,
+				       sizeof(why)), 0);
+	assert_int_equal(p.n, 6);
+	step(&p, 0, KI_PROBE);
+	step(&p, 1, KI_IMAGE);
+	s = step(&p, 2, KI_MODULES_COPY);
+	assert_string_equal(s->src, o.modules_tarball);
+	assert_string_equal(s->dst, "/tmp/ktest-mods.tar.gz");
+	step(&p, 3, KI_MODULES_REMOVE);
+	s = step(&p, 4, KI_MODULES_UNPACK);
+	assert_string_equal(s->cmd, "cd / && tar -xzf /tmp/ktest-mods.tar.gz");
+	step(&p, 5, KI_MODULES_CLEAN);
+	kinstall_plan_free(&p);
+
+	/* without it, a kernel with modules needs a staging directory */
+	o.modules_tarball = NULL;
+	assert_int_equal(kinstall_plan(&o, &b, true, NULL, &p, why,
+				       sizeof(why)), -1);
+	assert_non_null(strstr(why, "staging"));
+}
+
 /* SSH_EXEC and SCP_TO_TARGET as a legacy config writes them */
 static void test_plan_legacy(void **state)
 {
@@ -776,6 +808,69 @@ static void test_install_no_modules(void **state)
 	done(&s);
 }
 
+/*
+ * The build cache's way: the modules packed once after the build
+ * (kinstall_pack_modules), then installed from that tarball without a
+ * make (BUILD_DIR's Makefile is broken); a modules_install that fails
+ * leaves no tarball and no staging
+ */
+static void test_install_packed(void **state)
+{
+	struct setup s = { .keep = { NULL, 0 } };
+	struct kinstall_result r;
+	char *cache = labp("cache"), *tarball = labp("cache/ktest-mods.tar.gz");
+	char *host = labp("hosttmp"), *list;
+
+	(void)state;
+	lab_opts(&s);
+	sh("rm -rf '%s' && mkdir -p '%s'", cache, cache);
+	if (kinstall_pack_modules(&s.o, tarball, &r))
+		fail_msg("pack: %s\noutput:\n%s", r.why, sbuf_str(&out.all));
+	assert_int_equal(r.status, KINSTALL_OK);
+	assert_int_equal(entries(host), 0);
+	list = labp("packed.out");
+	sh("tar -tzvf '%s' > '%s'", tarball, list);
+	{
+		char *text = read_file(list);
+
+		assert_non_null(text);
+		assert_non_null(strstr(text, "lib/modules/" VERSION
+				       "/kernel/drivers/ktest/lab.ko"));
+		assert_non_null(strstr(text, " 0/0 "));
+		free(text);
+	}
+
+	s.o.build_dir = keep(&s, labp("broken"));	/* no make */
+	s.o.modules_tarball = tarball;
+	sbuf_reset(&out.all);
+	if (install(&s, &r))
+		fail_msg("install: %s\noutput:\n%s", r.why, sbuf_str(&out.all));
+	assert_true(r.modules);
+	expect_installed(true);
+	assert_null(strstr(sbuf_str(&out.all), "modules_install"));
+	assert_non_null(strstr(sbuf_str(&out.all), "packed by the build"));
+	assert_true(exists(tarball));	/* the cache keeps it */
+
+	/* gone from the cache: the install says which file */
+	sh("rm -f '%s'", tarball);
+	assert_int_equal(install(&s, &r), -1);
+	assert_int_equal(r.status, KINSTALL_HOST);
+	assert_non_null(strstr(r.why, tarball));
+
+	/* packing with a broken modules_install */
+	s.o.modules_tarball = NULL;
+	assert_int_equal(kinstall_pack_modules(&s.o, tarball, &r), -1);
+	assert_int_equal(r.status, KINSTALL_MODULES);
+	assert_non_null(strstr(r.why, "depmod: ERROR"));
+	assert_false(exists(tarball));
+	assert_int_equal(entries(host), 0);
+	free(cache);
+	free(tarball);
+	free(host);
+	free(list);
+	done(&s);
+}
+
 /* SSH_EXEC and SCP_TO_TARGET set: ssh(1) and scp(1) do it, not libssh. */
 static void test_install_legacy_commands(void **state)
 {
@@ -1139,6 +1234,7 @@ int main(void)
 		/* the plan and the options: no I/O */
 		cmocka_unit_test(test_plan_image_only),
 		cmocka_unit_test(test_plan_modules),
+		cmocka_unit_test(test_plan_packed),
 		cmocka_unit_test(test_plan_legacy),
 		cmocka_unit_test(test_plan_no_install),
 		cmocka_unit_test(test_plan_bad_version),
@@ -1147,6 +1243,7 @@ int main(void)
 		/* on the lab's box */
 		cmocka_unit_test(test_install_all),
 		cmocka_unit_test(test_install_no_modules),
+		cmocka_unit_test(test_install_packed),
 		cmocka_unit_test(test_install_legacy_commands),
 		cmocka_unit_test(test_install_no_install),
 		cmocka_unit_test(test_install_hooks_fail),
