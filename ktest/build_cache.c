@@ -2,8 +2,10 @@
 /*
  * The per-commit build cache of a bisect (see build_cache.h). An entry is
  * a directory STATE_DIR/build-cache/COMMIT-DIGEST holding "image",
- * "config" and "release"; it is written under a temporary name and renamed
- * into place, so a kill leaves no half entry that looks whole.
+ * "config" and "release", and for a kernel with modules either their
+ * tarball (KINSTALL_MODS_TARBALL) or "no-modules"; it is written under a
+ * temporary name and renamed into place, so a kill leaves no half entry
+ * that looks whole.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -78,11 +80,14 @@ static int copy_file(const char *from, const char *to, char *why, size_t len)
 	return -1;
 }
 
+#define NO_MODULES "no-modules"
+
 static void remove_entry(const char *dir)
 {
-	static const char *const files[] = { "image", "config", "release" };
+	static const char *const files[] = { "image", "config", "release",
+					     KINSTALL_MODS_TARBALL, NO_MODULES };
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char *p = xasprintf("%s/%s", dir, files[i]);
 
 		unlink(p);
@@ -132,8 +137,53 @@ static void prune(const char *top)
 		free(names[i]);
 }
 
+bool kbc_needs_modules(const struct kbc_key *k, const char *output_dir)
+{
+	char *cfg, *text;
+	size_t n = 0;
+	bool yes;
+
+	if (!k->modules)
+		return false;
+	cfg = xasprintf("%s/.config", output_dir);
+	text = slurp(cfg, &n);
+	yes = text && kinstall_config_has_modules(text, n);
+	free(text);
+	free(cfg);
+	return yes;
+}
+
+/* The modules into the new entry tmp: their tarball, or the mark. */
+static int store_modules(const char *tmp, const char *modules, char *why,
+			 size_t len)
+{
+	char *p = xasprintf("%s/%s", tmp, modules ? KINSTALL_MODS_TARBALL :
+			    NO_MODULES);
+	FILE *f;
+	int ret = 0;
+
+	if (!modules) {
+		f = fopen(p, "w");
+		if (!f || fclose(f)) {
+			snprintf(why, len, "cannot write %s: %s", p,
+				 strerror(errno));
+			ret = -1;
+		}
+	} else if (rename(modules, p) == 0) {
+		ret = 0;
+	} else if (errno == EXDEV) {
+		ret = copy_file(modules, p, why, len);
+	} else {
+		snprintf(why, len, "cannot move %s to %s: %s", modules, p,
+			 strerror(errno));
+		ret = -1;
+	}
+	free(p);
+	return ret;
+}
+
 int kbc_store(const struct kbc_key *k, const char *output_dir,
-	      const char *release, char *why, size_t len)
+	      const char *release, const char *modules, char *why, size_t len)
 {
 	char *cfg = xasprintf("%s/.config", output_dir);
 	char *img = xasprintf("%s/%s", output_dir, k->build_target);
@@ -145,8 +195,8 @@ int kbc_store(const struct kbc_key *k, const char *output_dir,
 	int ret = 1;
 
 	text = slurp(cfg, &n);
-	if (!text || kinstall_config_has_modules(text, n) || access(img, R_OK))
-		goto out;	/* modules live in the tree: not cached */
+	if (!text || access(img, R_OK))
+		goto out;
 	ret = -1;
 	remove_entry(tmp);
 	if (kcmd_mkdirs_private(top) || mkdir(tmp, 0700)) {
@@ -167,6 +217,9 @@ int kbc_store(const struct kbc_key *k, const char *output_dir,
 		snprintf(why, len, "cannot write %s: %s", p, strerror(errno));
 		goto out_tmp;
 	}
+	if (kinstall_config_has_modules(text, n) &&
+	    store_modules(tmp, modules, why, len))
+		goto out_tmp;
 	remove_entry(dir);	/* an older entry of the same build */
 	if (rename(tmp, dir)) {
 		snprintf(why, len, "cannot rename %s: %s", tmp, strerror(errno));
@@ -188,6 +241,20 @@ out:
 	return ret;
 }
 
+/* An entry without its modules serves no install. */
+static bool serves(const struct kbc_key *k, const char *dir)
+{
+	char *p;
+	bool ok;
+
+	if (!k->modules)
+		return true;
+	p = xasprintf("%s/%s", dir, NO_MODULES);
+	ok = access(p, F_OK) != 0;
+	free(p);
+	return ok;
+}
+
 int kbc_restore(const struct kbc_key *k, const char *output_dir,
 		char *release, size_t rlen, char *why, size_t len)
 {
@@ -198,7 +265,7 @@ int kbc_restore(const struct kbc_key *k, const char *output_dir,
 	int ret = 1;
 
 	rel = slurp(p, &n);
-	if (!rel)
+	if (!rel || !serves(k, dir))
 		goto out;	/* not cached */
 	while (n && (rel[n - 1] == '\n' || rel[n - 1] == '\r'))
 		rel[--n] = '\0';
@@ -245,9 +312,21 @@ int kbc_has(const struct kbc_key *k)
 {
 	char *dir = entry_dir(k);
 	char *p = xasprintf("%s/release", dir);
-	int has = access(p, R_OK) == 0;
+	int has = access(p, R_OK) == 0 && serves(k, dir);
 
 	free(p);
 	free(dir);
 	return has;
+}
+
+char *kbc_modules(const struct kbc_key *k)
+{
+	char *dir = entry_dir(k);
+	char *p = xasprintf("%s/%s", dir, KINSTALL_MODS_TARBALL);
+
+	free(dir);
+	if (access(p, R_OK) == 0)
+		return p;
+	free(p);
+	return NULL;
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "conf/model.h"
+#include "ktest/cmd.h"
 #include "ktest/journal.h"
 #include "ktest/report.h"
 
@@ -149,6 +150,8 @@ struct kstep_opts {
 	bool cache_build;	/* the per-commit build cache (build_cache.h) */
 	bool built_before;	/* a later run of the commit: OUTPUT_DIR holds
 				 * its build (build_type "nobuild") */
+	const char *first_type;	/* built_before: the build type its first
+				 * run cached it as (its packed modules) */
 	bool cache_store;	/* into the cache, never from it (a build
 				 * whose warnings are checked) */
 	/* called once the build is good, before the box part; with
@@ -217,6 +220,16 @@ struct kbc_key;
 /* The build cache's key of commit built as build_type with this test's options. */
 void krun_build_key(struct krun *r, const char *commit,
 		    const char *build_type, struct kbc_key *k);
+/*
+ * A good build in build_dir and output_dir into the build cache as k; a
+ * kernel with modules that the test installs (k->modules) has them packed
+ * first (kinstall_pack_modules, its lines to on_line). Returns kbc_store's
+ * value, or -1 with why (not cached: the install packs them itself).
+ */
+int krun_cache_store(struct krun *r, const struct kbc_key *k,
+		     const char *build_dir, const char *output_dir,
+		     const char *release, kcmd_line_fn on_line, void *ctx,
+		     char *why, size_t len);
 
 /* MACHINE, or "the qemu box" / "the box": the box in messages. */
 const char *krun_box_name(struct krun *r);
@@ -248,11 +261,12 @@ char *krun_save_config(struct krun *r, const char *dir,
 
 /*
  * The box part of a step (run_box.c): install the kernel just built, boot
- * it, run TEST, as level says. Fills res and the phase durations (ms,
- * indexed by enum kphase). Returns 0 when all of it passed.
+ * it, run TEST, as level says; modules: its modules already packed (the
+ * build cache's), or NULL. Fills res and the phase durations (ms, indexed
+ * by enum kphase). Returns 0 when all of it passed.
  */
 int krun_lab_step(struct krun *r, enum kstep_level level, const char *release,
-		  struct kstep_result *res, long *ms);
+		  const char *modules, struct kstep_result *res, long *ms);
 /* After a step: the box back to its good kernel (qemu: off). */
 void krun_lab_settle(struct krun *r, long sleep_ms);
 /*

@@ -406,6 +406,7 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 	o.built_before = run > 1 && s->level >= KSTEP_BOOT &&
 		!(s->spec && s->spec->in_place);
 	o.build_type = o.built_before ? "nobuild" : bt;
+	o.first_type = bt;
 	if (s->spec && s->spec->in_place) {
 		/* a later run, a retry, the verification: the tree is the step's */
 		o.before_tree = spec_stop;

@@ -376,14 +376,16 @@ fail:
 /* ---- install ---- */
 
 static int install(struct krun *r, struct krun_lab *l, const char *release,
-		   struct kstep_result *res, long *ms)
+		   const char *modules, struct kstep_result *res, long *ms)
 {
 	struct kinstall_result ir;
 
 	l->io.kernel_version = release;
+	l->io.modules_tarball = modules;
 	krun_print(r, "Installing %s%s\n", release,
 		   l->io.no_install ? " (NO_INSTALL: skipped)" : "");
 	kinstall_run(l->box, &l->io, &ir);
+	l->io.modules_tarball = NULL;
 	*ms = ir.elapsed_ms;
 	r->ms[1] += ir.elapsed_ms;
 	snprintf(res->phase, sizeof(res->phase), "install");
@@ -849,7 +851,7 @@ int krun_lab_health(struct krun *r, char *why, size_t len)
 }
 
 int krun_lab_step(struct krun *r, enum kstep_level level, const char *release,
-		  struct kstep_result *res, long *ms)
+		  const char *modules, struct kstep_result *res, long *ms)
 {
 	char why[1024];
 
@@ -862,7 +864,7 @@ int krun_lab_step(struct krun *r, enum kstep_level level, const char *release,
 			return -1;
 		}
 	}
-	if (install(r, r->lab, release, res, &ms[KPH_INSTALL]))
+	if (install(r, r->lab, release, modules, res, &ms[KPH_INSTALL]))
 		return -1;
 	if (level == KSTEP_INSTALL)
 		return 0;

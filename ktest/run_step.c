@@ -16,11 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "conf/strmap.h"
 #include "console/console.h"
 #include "ktest/build.h"
 #include "ktest/build_cache.h"
+#include "ktest/install.h"
 #include "ktest/patchcheck.h"
 #include "ktest/run.h"
 #include "ktest/vcs.h"
@@ -197,12 +199,62 @@ void krun_build_key(struct krun *r, const char *commit,
 	k->build_options = krun_opt(r, KOPT_BUILD_OPTIONS);
 	k->localversion = krun_opt(r, KOPT_LOCALVERSION);
 	k->build_target = krun_opt(r, KOPT_BUILD_TARGET);
+	k->modules = !krun_bool(r, KOPT_NO_INSTALL);
 }
 
-/* The build cache (build_cache.h): true when the commit's build is back. */
+static void pack_line(void *ctx, const char *line, size_t len)
+{
+	krun_log(ctx, "%.*s\n", (int)len, line);
+}
+
+int krun_cache_store(struct krun *r, const struct kbc_key *k,
+		     const char *build_dir, const char *output_dir,
+		     const char *release, kcmd_line_fn on_line, void *ctx,
+		     char *why, size_t len)
+{
+	struct kinstall_opts io;
+	struct kinstall_result ir;
+	char *tarball, *top;
+	int ret;
+
+	if (!kbc_needs_modules(k, output_dir))
+		return kbc_store(k, output_dir, release, NULL, why, len);
+	if (kinstall_opts_read(r->c, r->i, &io)) {
+		snprintf(why, len, "the install options of test %d do not resolve",
+			 r->i);
+		return -1;
+	}
+	io.build_dir = build_dir;
+	io.output_dir = output_dir;
+	io.kernel_version = release;
+	io.on_line = on_line;
+	io.ctx = ctx;
+	top = xasprintf("%s/build-cache", r->state_dir);
+	tarball = xasprintf("%s/modules.tmp%ld", top, (long)getpid());
+	if (kcmd_mkdirs_private(top)) {
+		snprintf(why, len, "cannot make %s: %s", top, strerror(errno));
+		ret = -1;
+	} else if (kinstall_pack_modules(&io, tarball, &ir)) {
+		snprintf(why, len, "the modules of %s were not packed: %s",
+			 release, ir.why);
+		ret = -1;
+	} else {
+		ret = kbc_store(k, output_dir, release, tarball, why, len);
+	}
+	unlink(tarball);	/* kbc_store moved it, or it failed */
+	free(tarball);
+	free(top);
+	kinstall_opts_release(&io);
+	return ret;
+}
+
+/*
+ * The build cache (build_cache.h): true when the commit's build is back,
+ * with *mods its packed modules (or NULL).
+ */
 static bool from_cache(struct krun *r, const struct kstep_opts *o,
 		       const struct kbuild_opts *b, struct kstep_result *res,
-		       long *ms)
+		       long *ms, char **mods)
 {
 	struct kbc_key k;
 	char why[1024];
@@ -222,13 +274,16 @@ static bool from_cache(struct krun *r, const struct kstep_opts *o,
 	krun_forget(r);		/* another kernel: ${KERNEL_VERSION} changed */
 	if (o->digest_image)
 		image_digest(b, res->image, sizeof(res->image));
-	krun_print(r, "Building %.12s: built by an earlier step, taken from the build cache: %s\n",
-		   o->commit, res->release);
+	*mods = k.modules ? kbc_modules(&k) : NULL;
+	krun_print(r, "Building %.12s: built by an earlier step, taken from the build cache: %s%s\n",
+		   o->commit, res->release, *mods ? ", with its modules" : "");
 	return true;
 }
 
+/* Into the cache; *mods: the modules it packed (or NULL). */
 static void to_cache(struct krun *r, const struct kstep_opts *o,
-		     const struct kbuild_opts *b, const char *release)
+		     const struct kbuild_opts *b, const char *release,
+		     char **mods)
 {
 	struct kbc_key k;
 	char why[1024];
@@ -236,13 +291,33 @@ static void to_cache(struct krun *r, const struct kstep_opts *o,
 	if (!b->output_dir || !b->build_target || !*b->build_target)
 		return;
 	krun_build_key(r, o->commit, b->build_type, &k);
-	if (kbc_store(&k, b->output_dir, release, why, sizeof(why)) < 0)
+	if (kbc_needs_modules(&k, b->output_dir))
+		krun_print(r, "Packing the modules of %s for the build cache and the install\n",
+			   release);
+	if (krun_cache_store(r, &k, b->build_dir, b->output_dir, release,
+			     pack_line, r, why, sizeof(why)) < 0)
 		krun_print(r, "warning: the build cache: %s\n", why);
+	else if (k.modules)
+		*mods = kbc_modules(&k);
 }
 
-/* Build; fills res unless the build was good. Returns true when good. */
+/* A later run of a commit: its first run's packed modules. */
+static char *first_run_modules(struct krun *r, const struct kstep_opts *o)
+{
+	struct kbc_key k;
+
+	if (!o->first_type || !o->commit)
+		return NULL;
+	krun_build_key(r, o->commit, o->first_type, &k);
+	return k.modules && kbc_has(&k) ? kbc_modules(&k) : NULL;
+}
+
+/*
+ * Build; fills res unless the build was good. Returns true when good, with
+ * *mods the kernel's packed modules when the build cache has them.
+ */
 static bool do_build(struct krun *r, const struct kstep_opts *o,
-		     struct kstep_result *res, long *ms)
+		     struct kstep_result *res, long *ms, char **mods)
 {
 	struct kbuild_opts b;
 	struct kbuild_result br;
@@ -257,7 +332,8 @@ static bool do_build(struct krun *r, const struct kstep_opts *o,
 	}
 	fill_build_opts(r, o, &b, &lc);
 	if (o->cache_build && o->commit && b.build_type &&
-	    strcmp(b.build_type, "nobuild") && from_cache(r, o, &b, res, ms)) {
+	    strcmp(b.build_type, "nobuild") &&
+	    from_cache(r, o, &b, res, ms, mods)) {
 		free_warnings(lc.known);
 		return true;
 	}
@@ -313,8 +389,15 @@ static bool do_build(struct krun *r, const struct kstep_opts *o,
 		if (o->digest_image)
 			image_digest(&b, res->image, sizeof(res->image));
 		if ((o->cache_build || o->cache_store) && o->commit &&
-		    b.build_type && strcmp(b.build_type, "nobuild"))
-			to_cache(r, o, &b, br.release);
+		    b.build_type && strcmp(b.build_type, "nobuild")) {
+			int64_t t0 = kclock_ms();
+
+			/* the phase's time includes packing the modules */
+			to_cache(r, o, &b, br.release, mods);
+			*ms += (long)(kclock_ms() - t0);
+		}
+		if (o->built_before)
+			*mods = first_run_modules(r, o);
 	}
 	if (good && o->built_before)
 		krun_print(r, "Kernel %s\n", br.release);
@@ -526,6 +609,7 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	char key[128], idx[16];
 	const struct kjrec *done;
 	long ms[KPH__COUNT] = { -1, -1, -1, -1 };
+	char *mods = NULL;
 	int co;
 
 	memset(res, 0, sizeof(*res));
@@ -563,7 +647,7 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	co = o->commit ? step_checkout(r, o, res) : 0;
 	if (co < 0)
 		return -1;
-	if (!co && do_build(r, o, res, &ms[KPH_BUILD])) {
+	if (!co && do_build(r, o, res, &ms[KPH_BUILD], &mods)) {
 		res->verdict = KV_GOOD;
 		if (o->after_build && o->after_build_when_up) {
 			r->kernel_up = o->after_build;
@@ -574,7 +658,7 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 		r->kernel_booted = o->after_boot;
 		r->kernel_booted_ctx = o->after_build_ctx;
 		if (o->level > KSTEP_BUILD &&
-		    !krun_lab_step(r, o->level, res->release, res, ms)) {
+		    !krun_lab_step(r, o->level, res->release, mods, res, ms)) {
 			res->verdict = KV_GOOD;
 			res->phase[0] = '\0';
 		}
@@ -598,6 +682,7 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	kcmd_redact_buf(res->why, sizeof(res->why));
 	kcmd_redact_buf(res->title, sizeof(res->title));
 	memcpy(res->ms, ms, sizeof(ms));
+	free(mods);
 	to_report(r, o, res, ms);
 	return journal_step(r, key, "done", res, ms);
 }

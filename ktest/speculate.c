@@ -168,6 +168,11 @@ static struct kvcs *checkout(struct kspec *sp, struct kvcs *w, const char *id,
 	return w;
 }
 
+static void log_line(void *ctx, const char *line, size_t len)
+{
+	fprintf(ctx, "spec: %.*s\n", (int)len, line);
+}
+
 static void child(struct kspec *sp, const char *output_dir)
 {
 	struct krun *r = sp->r;
@@ -216,7 +221,8 @@ static void child(struct kspec *sp, const char *output_dir)
 			br.status == KBUILD_OK ? br.release : br.why);
 		in_critical = 1;
 		if (br.status == KBUILD_OK &&
-		    kbc_store(&k, sp->out, br.release, why, sizeof(why)) < 0)
+		    krun_cache_store(r, &k, sp->src, sp->out, br.release,
+				     log_line, log, why, sizeof(why)) < 0)
 			fprintf(log, "spec: cache: %s\n", why);
 		in_critical = 0;
 		if (stop_asked)

@@ -2,8 +2,8 @@
 /*
  * The per-commit build cache (ktest/build_cache.c) on real files in a
  * scratch directory: a round trip, a restore over the same build that
- * leaves its files alone, a kernel with modules not cached, a
- * different build type is another entry, a broken entry is an error (the
+ * leaves its files alone, a kernel with modules kept with its packed
+ * modules (or only for steps that install nothing), a different build type is another entry, a broken entry is an error (the
  * caller builds instead), and no more than KBC_KEEP entries stay.
  */
 #include <setjmp.h>
@@ -22,6 +22,7 @@
 #include "conf/strmap.h"
 #include "ktest/build_cache.h"
 #include "ktest/cmd.h"
+#include "ktest/install.h"
 
 struct fx {
 	char dir[64];
@@ -108,7 +109,7 @@ static void test_round_trip(void **state)
 	char rel[64], why[512], *p;
 
 	build(f, "kernel A", "CONFIG_A=y\n");
-	assert_int_equal(kbc_store(&k, f->out, "6.1.0-a", why, sizeof(why)), 0);
+	assert_int_equal(kbc_store(&k, f->out, "6.1.0-a", NULL, why, sizeof(why)), 0);
 	build(f, "kernel B", "CONFIG_B=y\n");
 	assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
 				     sizeof(why)), 0);
@@ -162,7 +163,7 @@ static void test_restore_same(void **state)
 	time_t ti, tc;
 
 	build(f, "kernel D", "CONFIG_D=y\n");
-	assert_int_equal(kbc_store(&k, f->out, "6.1.0-d", why, sizeof(why)), 0);
+	assert_int_equal(kbc_store(&k, f->out, "6.1.0-d", NULL, why, sizeof(why)), 0);
 	ti = aged(img);
 	tc = aged(cfg);
 	assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
@@ -182,16 +183,107 @@ static void test_restore_same(void **state)
 	free(cfg);
 }
 
-static void test_modules_not_cached(void **state)
+/* A packed modules tarball at path, as kinstall_pack_modules leaves it. */
+static char *tarball(struct fx *f, const char *text)
+{
+	char *p = xasprintf("%s/packed.tmp", f->dir);
+
+	put(p, text);
+	return p;
+}
+
+/* A kernel with modules that is installed keeps them packed in its entry. */
+static void test_modules_packed(void **state)
 {
 	struct fx *f = *state;
 	struct kbc_key k = key(f, "cccc", "oldconfig");
-	char rel[64], why[512];
+	char rel[64], why[512], *t, *m;
 
+	k.modules = true;
 	build(f, "kernel C", "CONFIG_A=y\nCONFIG_MODULES=y\n");
-	assert_int_equal(kbc_store(&k, f->out, "6.1.0-c", why, sizeof(why)), 1);
+	assert_true(kbc_needs_modules(&k, f->out));
+	t = tarball(f, "modules of C");
+	assert_int_equal(kbc_store(&k, f->out, "6.1.0-c", t, why, sizeof(why)), 0);
+	assert_int_equal(access(t, F_OK), -1);	/* moved into the entry */
+	assert_true(kbc_has(&k));
+	m = kbc_modules(&k);
+	assert_non_null(m);
+	assert_non_null(strstr(m, "/build-cache/cccc-"));
+	assert_string_equal(strrchr(m, '/') + 1, KINSTALL_MODS_TARBALL);
+	assert_string_equal(get(m), "modules of C");
+	free(m);
+	build(f, "kernel B", "CONFIG_B=y\n");
+	assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
+				     sizeof(why)), 0);
+	assert_string_equal(rel, "6.1.0-c");
+	free(t);
+}
+
+/*
+ * Stored without them (NO_INSTALL), a kernel with modules serves a step
+ * that installs nothing and no step that installs it, until a store with
+ * its modules replaces the entry
+ */
+static void test_modules_not_kept(void **state)
+{
+	struct fx *f = *state;
+	struct kbc_key k = key(f, "eeee", "oldconfig");
+	char rel[64], why[512], *t, *m;
+
+	build(f, "kernel E", "CONFIG_MODULES=y\n");
+	assert_false(kbc_needs_modules(&k, f->out));
+	assert_int_equal(kbc_store(&k, f->out, "6.1.0-e", NULL, why, sizeof(why)), 0);
+	assert_true(kbc_has(&k));
+	assert_null(kbc_modules(&k));
+	assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
+				     sizeof(why)), 0);
+
+	k.modules = true;
+	assert_true(kbc_needs_modules(&k, f->out));
+	assert_false(kbc_has(&k));
 	assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
 				     sizeof(why)), 1);
+
+	t = tarball(f, "modules of E");
+	assert_int_equal(kbc_store(&k, f->out, "6.1.0-e", t, why, sizeof(why)), 0);
+	assert_true(kbc_has(&k));
+	m = kbc_modules(&k);
+	assert_non_null(m);
+	assert_string_equal(get(m), "modules of E");
+	free(m);
+	free(t);
+}
+
+/* Without CONFIG_MODULES there is nothing to pack, installed or not. */
+static void test_no_modules_installed(void **state)
+{
+	struct fx *f = *state;
+	struct kbc_key k = key(f, "ffff", "oldconfig");
+	char why[512];
+
+	k.modules = true;
+	build(f, "kernel F", "CONFIG_MODULES=n\n# CONFIG_X is not set\n");
+	assert_false(kbc_needs_modules(&k, f->out));
+	assert_int_equal(kbc_store(&k, f->out, "6.1.0-f", NULL, why, sizeof(why)), 0);
+	assert_true(kbc_has(&k));
+	assert_null(kbc_modules(&k));
+}
+
+/* A tarball that cannot be moved in: an error, and no entry. */
+static void test_modules_missing(void **state)
+{
+	struct fx *f = *state;
+	struct kbc_key k = key(f, "9999", "oldconfig");
+	char why[512], *t = xasprintf("%s/nothing-here", f->dir);
+
+	k.modules = true;
+	build(f, "kernel 9", "CONFIG_MODULES=y\n");
+	assert_int_equal(kbc_store(&k, f->out, "6.1.0-9", t, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "nothing-here"));
+	assert_false(kbc_has(&k));
+	k.modules = false;
+	assert_false(kbc_has(&k));
+	free(t);
 }
 
 static void test_broken_entry(void **state)
@@ -201,7 +293,7 @@ static void test_broken_entry(void **state)
 	char rel[64], why[512], *cmd;
 
 	build(f, "kernel D", "CONFIG_D=y\n");
-	assert_int_equal(kbc_store(&k, f->out, "6.1.0-d", why, sizeof(why)), 0);
+	assert_int_equal(kbc_store(&k, f->out, "6.1.0-d", NULL, why, sizeof(why)), 0);
 	cmd = xasprintf("rm -f %s/build-cache/dddd-*/image", f->state);
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
@@ -215,7 +307,7 @@ static void test_prune(void **state)
 {
 	struct fx *f = *state;
 	char why[512], rel[64], id[16];
-	char *cmd;
+	char *cmd, *t;
 	FILE *ls;
 	int n = 0;
 
@@ -224,8 +316,12 @@ static void test_prune(void **state)
 
 		snprintf(id, sizeof(id), "c%02d", i);
 		k = key(f, id, "oldconfig");
-		build(f, id, "CONFIG_X=y\n");
-		assert_int_equal(kbc_store(&k, f->out, id, why, sizeof(why)), 0);
+		/* the oldest with its modules: pruned as whole as the rest */
+		k.modules = i == 0;
+		build(f, id, i == 0 ? "CONFIG_MODULES=y\n" : "CONFIG_X=y\n");
+		t = i == 0 ? tarball(f, "modules") : NULL;
+		assert_int_equal(kbc_store(&k, f->out, id, t, why, sizeof(why)), 0);
+		free(t);
 		/* mtimes a second apart: the order is the age */
 		cmd = xasprintf("touch -d '-%d minutes' %s/build-cache/%s-*",
 				KBC_KEEP + 4 - i, f->state, id);
@@ -239,15 +335,14 @@ static void test_prune(void **state)
 	assert_int_equal(fscanf(ls, "%d", &n), 1);
 	pclose(ls);
 	assert_int_equal(n, KBC_KEEP);
-	/* the newest stayed, the oldest went */
-	{
-		struct kbc_key k = key(f, "c11", "oldconfig");
+	/* the KBC_KEEP newest stayed, the oldest went */
+	for (int i = 0; i < KBC_KEEP + 4; i++) {
+		struct kbc_key k;
 
+		snprintf(id, sizeof(id), "c%02d", i);
+		k = key(f, id, "oldconfig");
 		assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
-					     sizeof(why)), 0);
-		k = key(f, "c00", "oldconfig");
-		assert_int_equal(kbc_restore(&k, f->out, rel, sizeof(rel), why,
-					     sizeof(why)), 1);
+					     sizeof(why)), i < 4 ? 1 : 0);
 	}
 }
 
@@ -256,7 +351,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restore_same, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_modules_not_cached, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_modules_packed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_modules_not_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_modules_installed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_modules_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_broken_entry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prune, setup, teardown),
 	};
