@@ -162,6 +162,12 @@ once() {
 	[ "$(grep '^modules_install ' makes | sort | uniq -d)" = "" ] &&
 		[ "$(count modules_install)" = "$(count build)" ]
 }
+# bisects STATE CONF WHAT: ktest runs CONF, ends (exit 0) and names c5
+bisects() {
+	run_ktest "$2"
+	expect_rc 0 "$3: the bisect ends"
+	check "$3: it names c5 ($(culprit "$1"))" test "$(culprit "$1")" = "$c5"
+}
 no_mismatch() {
 	check "$1: the box never booted a module of another build" \
 		sh -c "! grep -q 'module mismatch' $T/console.log"
@@ -170,9 +176,7 @@ no_mismatch() {
 # ---- 1. verified, with the cache ----
 fresh
 conf st-verify "BISECT_VERIFY = 1" >verify.conf
-run_ktest verify.conf
-expect_rc 0 "a boot bisect of a kernel with modules ends"
-check "it names c5 ($(culprit st-verify))" test "$(culprit st-verify)" = "$c5"
+bisects st-verify verify.conf "BISECT_VERIFY"
 check "the verification took c4 and c5 from the cache, with their modules" \
 	sh -c "[ \$(grep -c 'taken from the build cache: 6.1.0-t, with its modules' $T/out) -ge 2 ]"
 check "each build's modules were packed once ($(count build) builds, $(count modules_install) modules_install)" once
@@ -192,9 +196,7 @@ check "the tarball went to the box by its name" \
 # ---- 2. later runs of a commit ----
 fresh
 conf st-tries "BISECT_TRIES = 3" >tries.conf
-run_ktest tries.conf
-expect_rc 0 "BISECT_TRIES = 3 ends"
-check "it names c5 ($(culprit st-tries))" test "$(culprit st-tries)" = "$c5"
+bisects st-tries tries.conf "BISECT_TRIES = 3"
 check "the later runs built nothing: $(count build) builds for $(wc -l <boots) boots" \
 	sh -c "[ $(count build) -lt $(wc -l <boots) ]"
 check "and packed nothing: $(count modules_install) modules_install" once
@@ -204,9 +206,7 @@ no_mismatch "tries"
 fresh
 echo noinstall >mode
 conf st-noinst "BISECT_VERIFY = 1" "NO_INSTALL = 1" >noinst.conf
-run_ktest noinst.conf
-expect_rc 0 "NO_INSTALL: the bisect ends"
-check "it names c5 ($(culprit st-noinst))" test "$(culprit st-noinst)" = "$c5"
+bisects st-noinst noinst.conf "NO_INSTALL"
 check "no modules_install ran" sh -c "! grep -q '^modules_install' $T/makes"
 check "the verification took its builds from the cache" \
 	grep -q 'taken from the build cache: 6.1.0-t$' out
@@ -228,10 +228,7 @@ sleep 0.5
 kill -9 "$kpid" 2>/dev/null
 wait "$kpid" 2>/dev/null
 rm -f hold
-builds=$(count build)
-run_ktest kill.conf
-expect_rc 0 "killed after 2 boots ($builds builds), the rerun ends"
-check "it names c5 ($(culprit st-kill))" test "$(culprit st-kill)" = "$c5"
+bisects st-kill kill.conf "killed after 2 boots ($(count build) builds), the rerun"
 check "the step killed in its boot came from the cache with its modules" \
 	grep -q 'taken from the build cache: 6.1.0-t, with its modules' out
 check "each build's modules were packed once over both runs" once
@@ -240,9 +237,7 @@ no_mismatch "rerun"
 # ---- 5. builds ahead ----
 fresh
 conf st-spec "BISECT_SPECULATE = 1" "BISECT_VERIFY = 1" >spec.conf
-run_ktest spec.conf
-expect_rc 0 "BISECT_SPECULATE: the bisect ends"
-check "it names c5 ($(culprit st-spec))" test "$(culprit st-spec)" = "$c5"
+bisects st-spec spec.conf "BISECT_SPECULATE"
 check "a build ahead was taken from the cache with its modules" \
 	sh -c "grep -q 'Speculating' $T/out && grep -q 'taken from the build cache: 6.1.0-t, with its modules' $T/out"
 check "the builds ahead packed their modules ($(count build) builds, $(count modules_install) modules_install)" once
