@@ -22,6 +22,12 @@ void kflaky_init(struct kflaky *f, const struct kfl_policy *p)
 		f->p.max_tries = KFL_MAX_RUNS;
 	if (!(f->p.confidence > 0 && f->p.confidence < 1))
 		f->p.confidence = 0.95;
+	if (f->p.fails < 1)
+		f->p.fails = 1;
+	if (f->p.fails > KFL_MAX_FAILS)
+		f->p.fails = KFL_MAX_FAILS;
+	if (f->p.max_tries < f->p.fails)
+		f->p.max_tries = f->p.fails;
 	f->flaky = f->p.flaky;
 	f->steps_left = 1;
 }
@@ -53,28 +59,51 @@ double kflaky_rate(const struct kflaky *f)
 	return lo > 0.01 ? lo : 0.01;
 }
 
-int kflaky_needed(const struct kflaky *f)
+double kflaky_miss(double p, int n, int fails)
 {
-	double p = kflaky_rate(f), eps, g, c;
-	int k = f->steps_left + 1;	/* the goods to come, and this one */
+	double sum = 0, term = pow(1.0 - p, n);	/* i = 0 */
 
+	if (p >= 1.0)
+		return fails >= n ? 1.0 : 0.0;
+	for (int i = 0; i <= fails && i <= n; i++) {
+		sum += term;
+		/* C(n, i+1) p^(i+1) (1-p)^(n-i-1) from C(n, i) p^i (1-p)^(n-i) */
+		term *= (double)(n - i) / (double)(i + 1) * p / (1.0 - p);
+	}
+	return sum < 1.0 ? sum : 1.0;
+}
+
+int kflaky_needed_with(const struct kflaky *f, int fails)
+{
+	double p = kflaky_rate(f), eps, c;
+	int k = f->steps_left + 1;	/* the goods to come, and this one */
+	int n, most;
+
+	/*
+	 * Out of reach: max_tries clean runs still pass a commit (with the
+	 * confidence it leaves); one that failed is not passed short of it
+	 */
+	most = fails ? f->p.max_tries + 1 : f->p.max_tries;
 	if (!f->flaky)
 		return f->p.tries;
 	if (!f->all_runs)
-		return f->p.max_tries;	/* no rate yet: as sure as allowed */
+		return most;	/* no rate yet: as sure as allowed */
 	if (p >= 1.0)
-		return 1;
+		return fails + 1;
 	/* what the goods so far left of the target, shared by those to come */
 	c = f->p.confidence / kflaky_confidence(f);
 	if (c >= 1.0)
-		return f->p.max_tries;
+		return most;
 	eps = 1.0 - pow(c, 1.0 / k);
-	g = ceil(log(eps) / log(1.0 - p));
-	if (g < 1)
-		g = 1;
-	if (g > f->p.max_tries)
-		g = f->p.max_tries;
-	return (int)g;
+	for (n = fails + 1; n <= f->p.max_tries; n++)
+		if (kflaky_miss(p, n, fails) <= eps)
+			return n;
+	return most;
+}
+
+int kflaky_needed(const struct kflaky *f)
+{
+	return kflaky_needed_with(f, 0);
 }
 
 enum kfl_decision kflaky_add(struct kflaky *f, struct kfl_runs *r,
@@ -99,13 +128,22 @@ enum kfl_decision kflaky_add(struct kflaky *f, struct kfl_runs *r,
 	runs = r->pass + r->fail + r->untestable;
 	if (r->measure && runs < f->p.tries && runs < f->p.max_tries)
 		return KFL_MORE;
-	if (r->fail)
-		return KFL_BAD;
-	if (!f->flaky || r->measure)
+	if (!f->flaky || r->measure) {
+		if (r->fail)
+			return KFL_BAD;
 		return runs < f->p.tries ? KFL_MORE : r->pass ? KFL_GOOD : KFL_SKIP;
-	if (r->pass < kflaky_needed(f) && runs < f->p.max_tries)
-		return KFL_MORE;
-	return r->pass ? KFL_GOOD : KFL_SKIP;
+	}
+	if (r->fail >= f->p.fails)
+		return KFL_BAD;
+	if (!r->fail) {
+		if (r->pass < kflaky_needed(f) && runs < f->p.max_tries)
+			return KFL_MORE;
+		return r->pass ? KFL_GOOD : KFL_SKIP;
+	}
+	/* failed, but fewer times than the failure needs: the runs decide */
+	if (r->pass + r->fail >= kflaky_needed_with(f, r->fail))
+		return KFL_GOOD;
+	return runs < f->p.max_tries ? KFL_MORE : KFL_SKIP;
 }
 
 void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
@@ -119,7 +157,10 @@ void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
 		f->fail_runs += r->fail;
 		f->all_runs += r->fail + r->pass;
 	} else if (d == KFL_GOOD) {
-		f->good_runs[r->pass > KFL_MAX_RUNS ? KFL_MAX_RUNS : r->pass]++;
+		int n = r->pass + r->fail;
+
+		f->good_runs[r->fail < KFL_MAX_FAILS ? r->fail : KFL_MAX_FAILS - 1]
+			    [n > KFL_MAX_RUNS ? KFL_MAX_RUNS : n]++;
 		f->goods++;
 	}
 }
@@ -130,8 +171,10 @@ double kflaky_confidence(const struct kflaky *f)
 
 	if (!f->flaky)
 		return 1.0;
-	for (int g = 0; g <= KFL_MAX_RUNS; g++)
-		if (f->good_runs[g])
-			c *= pow(1.0 - pow(1.0 - p, g), f->good_runs[g]);
+	for (int i = 0; i < KFL_MAX_FAILS; i++)
+		for (int n = 0; n <= KFL_MAX_RUNS; n++)
+			if (f->good_runs[i][n])
+				c *= pow(1.0 - kflaky_miss(p, n, i),
+					 f->good_runs[i][n]);
 	return c;
 }

@@ -474,6 +474,8 @@ static int judge(struct bis *s, const char *id, const char *kind,
 			krun_print(s->r, "%.12s: %d run%s, %d failed: running it again (%s)\n",
 				   id, run, run == 1 ? "" : "s", r.fail,
 				   measure ? "measuring how often the failure shows" :
+				   s->fl.flaky && r.fail ?
+				   "too few failures to fail it, too few runs to pass it" :
 				   s->fl.flaky ? "a pass needs more clean runs" :
 				   "BISECT_TRIES");
 	} while (*d == KFL_MORE);
@@ -1009,7 +1011,10 @@ static void bis_free(struct bis *s)
 	free(s->hv);
 }
 
-/* BISECT_TRIES, BISECT_FLAKY, BISECT_MAX_TRIES, BISECT_CONFIDENCE, BISECT_VERIFY */
+/*
+ * BISECT_TRIES, BISECT_FLAKY, BISECT_FLAKY_FAILURES, BISECT_MAX_TRIES,
+ * BISECT_CONFIDENCE, BISECT_VERIFY
+ */
 static int read_flaky(struct bis *s)
 {
 	struct krun *r = s->r;
@@ -1018,22 +1023,29 @@ static int read_flaky(struct bis *s)
 	long tries = krun_int(r, KOPT_BISECT_TRIES, 1);
 	long max = krun_int(r, KOPT_BISECT_MAX_TRIES, 30);
 	long conf = krun_int(r, KOPT_BISECT_CONFIDENCE, 95);
+	long fails = krun_int(r, KOPT_BISECT_FLAKY_FAILURES, 1);
 
 	p.flaky = krun_bool(r, KOPT_BISECT_FLAKY);
 	if (tries < 1 || tries > KFL_MAX_RUNS || max < 1 || max > KFL_MAX_RUNS ||
-	    conf < 1 || conf > 99) {
-		krun_print(r, "ktest: test %d: BISECT_TRIES and BISECT_MAX_TRIES are 1 to %d, BISECT_CONFIDENCE 1 to 99 (percent)\n",
-			   r->i, KFL_MAX_RUNS);
+	    conf < 1 || conf > 99 || fails < 1 || fails > KFL_MAX_FAILS ||
+	    fails > max) {
+		krun_print(r, "ktest: test %d: BISECT_TRIES and BISECT_MAX_TRIES are 1 to %d, BISECT_CONFIDENCE 1 to 99 (percent), BISECT_FLAKY_FAILURES 1 to %d and at most BISECT_MAX_TRIES\n",
+			   r->i, KFL_MAX_RUNS, KFL_MAX_FAILS);
 		r->config_error = true;
 		return -1;
 	}
 	p.tries = p.flaky && tries < 2 ? 10 : (int)tries;
 	p.max_tries = (int)max;
 	p.confidence = conf / 100.0;
+	p.fails = (int)fails;
 	kflaky_init(&s->fl, &p);
 	s->verify = v && *v ? krun_bool(r, KOPT_BISECT_VERIFY) : p.flaky;
 	s->verify_revert = s->verify && krun_bool(r, KOPT_BISECT_VERIFY_REVERT);
-	if (p.flaky)
+	if (p.flaky && fails > 1)
+		krun_print(r, "Flaky bisect: the %s commit runs %d times first; a commit fails once it failed %ld times, passes after enough runs (at most %d) for %ld%% confidence\n",
+			   s->reverse ? "good" : "bad", p.tries, fails,
+			   p.max_tries, conf);
+	else if (p.flaky)
 		krun_print(r, "Flaky bisect: the %s commit runs %d times first; a commit fails once it fails, passes after enough clean runs (at most %d) for %ld%% confidence\n",
 			   s->reverse ? "good" : "bad", p.tries, p.max_tries, conf);
 	return 0;

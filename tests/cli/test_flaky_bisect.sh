@@ -14,7 +14,8 @@
 cd "$KTEST_TMP" || exit 1
 T=$KTEST_TMP
 src=$T/src
-rm -rf "$src" "$T/src2" "$T/src3" st-* build-out tmp ./*.conf console.log next seed boots rate mode
+rm -rf "$src" "$T/src2" "$T/src3" st-* build-out tmp ./*.conf console.log next seed boots rate mode \
+	noised other.log
 . "$KTEST_SRC/tests/cli/series.inc"
 make_series "$src" 12
 
@@ -36,6 +37,13 @@ bug)	# the failure is built in
 	exit 0 ;;
 esac
 n=\$(cat $T/build-out/arch/x86/boot/bzImage)
+# noise: the box's own trouble, once, on a good commit
+if [ "\$(cat $T/mode 2>/dev/null)" = noise ] && [ "\$n" = 3 ] && [ ! -e $T/noised ]; then
+	touch $T/noised
+	echo "\$n noise" >> $T/boots
+	cat $T/other.log >> $T/console.log
+	exit 0
+fi
 s=\$(( (\$(cat $T/seed) * 1103515245 + 12345) % 2147483648 ))
 echo \$s > $T/seed
 echo "\$n \$(( (s / 65536) % 100 ))" >> $T/boots
@@ -128,6 +136,32 @@ conf st-flaky2 "BISECT_FLAKY = 1" "BISECT_CONFIDENCE = 90" >flaky2.conf
 run_ktest flaky2.conf
 check "with another seed, c5 again (exit $rc, $(wc -l <boots) boots)" \
 	test "$(culprit st-flaky2)" = "$c5"
+
+# 3b. the box fails once on its own, on good c3 (another panic): one
+# failure makes c3 bad and the verification fails; with
+# BISECT_FLAKY_FAILURES = 2, c3 gets the runs that tell, and c5 is named
+printf '%s\n' '[    0.000000] Linux version 6.1.0-t (t@t) #1' \
+	'[    0.700000] Kernel panic - not syncing: Fatal exception in interrupt' >other.log
+fresh 7
+echo noise >mode
+rm -f noised
+conf st-noise1 "BISECT_FLAKY = 1" "BISECT_CONFIDENCE = 90" >noise1.conf
+run_ktest noise1.conf
+check "one unrelated failure on c3: BISECT_FLAKY takes c3 for the culprit, and its verification fails (exit $rc)" \
+	sh -c "[ $rc -ne 0 ] && grep -q '^3 noise' $T/boots &&
+		grep -q '${c3%"${c3#????????????}"} looked like the first bad commit, but the verification failed' $T/st-noise1.log"
+fresh 7
+rm -f noised
+conf st-noise2 "BISECT_FLAKY = 1" "BISECT_CONFIDENCE = 90" \
+	"BISECT_FLAKY_FAILURES = 2" >noise2.conf
+run_ktest noise2.conf
+expect_rc 0 "BISECT_FLAKY_FAILURES = 2: the bisect ends ($(wc -l <boots) boots)"
+check "it names c5 ($(name "$(culprit st-noise2)"))" test "$(culprit st-noise2)" = "$c5"
+check "c3 failed once and got more runs" \
+	sh -c "grep -q '^3 noise' $T/boots && grep -q 'too few failures to fail it' $T/out"
+check "and it passed (${c3%"${c3#????????????}"})" \
+	grep -q "^${c3%"${c3#????????????}"} passes: " out
+rm -f mode noised
 
 # 4. killed in the middle of a flaky bisect, the rerun ends the same way
 fresh 7

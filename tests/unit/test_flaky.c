@@ -19,12 +19,18 @@
 
 static struct kflaky fl;
 
-static void init(int tries, bool flaky, int max, double conf)
+static void init_fails(int tries, bool flaky, int max, double conf, int fails)
 {
 	struct kfl_policy p = { .tries = tries, .flaky = flaky,
-				.max_tries = max, .confidence = conf };
+				.max_tries = max, .confidence = conf,
+				.fails = fails };
 
 	kflaky_init(&fl, &p);
+}
+
+static void init(int tries, bool flaky, int max, double conf)
+{
+	init_fails(tries, flaky, max, conf, 1);
 }
 
 static void test_plain_one_run(void **state)
@@ -154,6 +160,81 @@ static void test_needed(void **state)
 	assert_int_equal(kflaky_needed(&fl), 4);
 }
 
+/* P(at most f failures in n runs), against the sums written out */
+static void test_miss(void **state)
+{
+	(void)state;
+	assert_true(fabs(kflaky_miss(0.5, 4, 0) - 0.0625) < 1e-12);
+	/* (1-p)^5 + 5 p (1-p)^4 at p 0.3 */
+	assert_true(fabs(kflaky_miss(0.3, 5, 1) -
+			 (pow(0.7, 5) + 5 * 0.3 * pow(0.7, 4))) < 1e-12);
+	/* + C(6,2) p^2 (1-p)^4 at p 0.2, n 6 */
+	assert_true(fabs(kflaky_miss(0.2, 6, 2) -
+			 (pow(0.8, 6) + 6 * 0.2 * pow(0.8, 5) +
+			  15 * 0.04 * pow(0.8, 4))) < 1e-12);
+	assert_true(kflaky_miss(0.4, 3, 3) == 1.0);	/* every outcome */
+	assert_true(kflaky_miss(1.0, 3, 1) == 0.0);	/* it always fails */
+}
+
+/*
+ * BISECT_FLAKY_FAILURES = 2: one failure does not make a commit bad; a
+ * second does; a commit that failed once is good after the runs that make
+ * a second failure unlikely enough, more than with no failure; one that
+ * reaches max_tries short of that cannot be told (skip)
+ */
+static void test_two_failures(void **state)
+{
+	struct kfl_runs r = { .measure = true };
+	int k, clean, with_one;
+
+	(void)state;
+	init_fails(8, true, 60, 0.9, 2);
+	/* the bad commit's measurement: 6 failures in 8 */
+	for (k = 0; k < 7; k++)
+		assert_int_equal(kflaky_add(&fl, &r, k < 2 ? KFL_PASS : KFL_FAIL),
+				 KFL_MORE);
+	assert_int_equal(kflaky_add(&fl, &r, KFL_FAIL), KFL_BAD);
+	kflaky_record(&fl, &r, KFL_BAD);
+	kflaky_set_steps(&fl, 3);
+
+	/* one failure is not enough, a second one is */
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(kflaky_add(&fl, &r, KFL_FAIL), KFL_MORE);
+	assert_int_equal(kflaky_add(&fl, &r, KFL_PASS), KFL_MORE);
+	assert_int_equal(kflaky_add(&fl, &r, KFL_FAIL), KFL_BAD);
+	/* (not recorded: the rate stays the measurement's) */
+
+	clean = kflaky_needed(&fl);
+	with_one = kflaky_needed_with(&fl, 1);
+	assert_true(with_one > clean);
+	assert_true(kflaky_miss(kflaky_rate(&fl), with_one, 1) <=
+		    1 - pow(0.9, 1.0 / 4));
+	assert_true(kflaky_miss(kflaky_rate(&fl), with_one - 1, 1) >
+		    1 - pow(0.9, 1.0 / 4));
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(kflaky_add(&fl, &r, KFL_FAIL), KFL_MORE);
+	for (k = 0; k < with_one - 2; k++)
+		assert_int_equal(kflaky_add(&fl, &r, KFL_PASS), KFL_MORE);
+	assert_int_equal(kflaky_add(&fl, &r, KFL_PASS), KFL_GOOD);
+	kflaky_record(&fl, &r, KFL_GOOD);
+	/* its share of the confidence is that of one failure in with_one */
+	assert_true(fabs(kflaky_confidence(&fl) -
+			 (1 - kflaky_miss(kflaky_rate(&fl), with_one, 1))) < 1e-9);
+
+	/* short of it at max_tries: skip */
+	init_fails(2, true, 6, 0.999, 2);
+	memset(&r, 0, sizeof(r));
+	r.measure = true;
+	assert_int_equal(kflaky_add(&fl, &r, KFL_FAIL), KFL_MORE);
+	assert_int_equal(kflaky_add(&fl, &r, KFL_PASS), KFL_BAD);
+	kflaky_record(&fl, &r, KFL_BAD);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(kflaky_add(&fl, &r, KFL_FAIL), KFL_MORE);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(kflaky_add(&fl, &r, KFL_PASS), KFL_MORE);
+	assert_int_equal(kflaky_add(&fl, &r, KFL_PASS), KFL_SKIP);
+}
+
 /* ---- simulated bisects ---- */
 
 static uint64_t rng;
@@ -166,7 +247,13 @@ static double uniform(void)
 	return (double)(rng >> 11) / (double)(1ull << 53);
 }
 
-/* one commit's runs until a decision; commits >= culprit fail at rate p */
+/* an unrelated failure's rate on every commit (the box's own trouble) */
+static double noise;
+
+/*
+ * One commit's runs until a decision; commits >= culprit fail at rate p,
+ * every commit also at rate noise
+ */
 static enum kfl_decision judge(int commit, int culprit, double p,
 			       bool measure, long *runs)
 {
@@ -174,7 +261,8 @@ static enum kfl_decision judge(int commit, int culprit, double p,
 	enum kfl_decision d;
 
 	do {
-		bool fails = commit >= culprit && uniform() < p;
+		bool fails = (commit >= culprit && uniform() < p) ||
+			     uniform() < noise;
 
 		(*runs)++;
 		d = kflaky_add(&fl, &r, fails ? KFL_FAIL : KFL_PASS);
@@ -187,19 +275,27 @@ static enum kfl_decision judge(int commit, int culprit, double p,
  * Commits 1..n, 0 good, n bad; the culprit in 1..n. Returns the answer
  * (-1: the bad commit did not fail), its confidence in *conf.
  */
+static int fails_needed = 1;
+
 static int bisect(int n, int culprit, double p, int tries, bool flaky,
 		  double *conf, long *runs)
 {
 	int lo = 0, hi = n;
+	enum kfl_decision d;
 
-	init(tries, flaky, 40, 0.9);
+	init_fails(tries, flaky, 40, 0.9, fails_needed);
 	if (flaky && judge(n, culprit, p, true, runs) != KFL_BAD)
 		return -1;
 	while (hi - lo > 1) {
 		int mid = lo + (hi - lo) / 2;
 
 		kflaky_set_steps(&fl, (int)ceil(log2((double)(hi - lo))));
-		if (judge(mid, culprit, p, false, runs) == KFL_BAD)
+		d = judge(mid, culprit, p, false, runs);
+		if (d == KFL_SKIP)	/* as git bisect skip would, roughly */
+			d = judge(mid, culprit, p, false, runs);
+		if (d == KFL_SKIP)
+			return -1;
+		if (d == KFL_BAD)
 			hi = mid;
 		else
 			lo = mid;
@@ -253,6 +349,43 @@ static void test_simulated_flaky(void **state)
 	}
 }
 
+/*
+ * The box also fails now and then on its own (2 % of all runs): one
+ * failure makes a good commit bad and the answer wrong far more often
+ * than with BISECT_FLAKY_FAILURES = 2
+ */
+static void test_simulated_noise(void **state)
+{
+	double right1, conf1, runs1, right2, conf2, runs2;
+
+	(void)state;
+	rng = 0x2545f4914f6cdd1dull;
+	noise = 0.02;
+	fails_needed = 1;
+	simulate(0.5, true, 10, 2000, &right1, &conf1, &runs1);
+	fails_needed = 2;
+	simulate(0.5, true, 10, 2000, &right2, &conf2, &runs2);
+	noise = 0;
+	fails_needed = 1;
+	printf("p 0.5, noise 0.02: one failure is bad: right %.3f (confidence %.3f, %.1f runs); two: right %.3f (confidence %.3f, %.1f runs)\n",
+	       right1, conf1, runs1, right2, conf2, runs2);
+	assert_true(right1 < 0.7);
+	assert_true(right2 >= 0.8);
+	assert_true(right2 > right1 + 0.2);
+	fails_needed = 3;
+	noise = 0.02;
+	simulate(0.5, true, 10, 2000, &right2, &conf2, &runs2);
+	printf("three: right %.3f (confidence %.3f, %.1f runs)\n", right2, conf2, runs2);
+	assert_true(right2 >= 0.9);
+	/* without the noise, two cost runs, not answers */
+	noise = 0;
+	fails_needed = 2;
+	simulate(0.5, true, 10, 2000, &right2, &conf2, &runs2);
+	printf("no noise, two: right %.3f (confidence %.3f, %.1f runs)\n", right2, conf2, runs2);
+	assert_true(right2 >= 0.95);
+	fails_needed = 1;
+}
+
 /* with a failure that always shows, the flaky policy costs one run a commit */
 static void test_simulated_solid(void **state)
 {
@@ -282,7 +415,10 @@ int main(void)
 		cmocka_unit_test(test_untestable_among_runs),
 		cmocka_unit_test(test_measure),
 		cmocka_unit_test(test_needed),
+		cmocka_unit_test(test_miss),
+		cmocka_unit_test(test_two_failures),
 		cmocka_unit_test(test_simulated_flaky),
+		cmocka_unit_test(test_simulated_noise),
 		cmocka_unit_test(test_simulated_solid),
 	};
 
