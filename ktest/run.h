@@ -243,6 +243,16 @@ int krun_health_check(struct krun *r, const char *before, char *why,
 		      size_t len);
 
 /*
+ * BISECT_MANUAL: the user's verdict on what just ran, asked on stdin with
+ * question ("good", "bad", "skip", or p, f, s, pass, fail) and kept in the
+ * journal under key, so that a rerun does not ask again. Returns 0 with
+ * *v KV_GOOD, KV_BAD or KV_SKIP; -1 at the end of input or when the
+ * journal cannot be written.
+ */
+int krun_ask_verdict(struct krun *r, const char *key, const char *question,
+		     enum kverdict *v);
+
+/*
  * Did the step fail in a phase before the one a bisect judges (a build
  * failure while a boot is bisected)? Such a step cannot be told good or bad.
  */

@@ -47,6 +47,7 @@ struct bis {
 	struct kb_retmap ret;		/* BISECT_RET_* */
 	struct kflaky fl;		/* runs per commit (flaky.h) */
 	bool verify;			/* BISECT_VERIFY */
+	bool manual;			/* BISECT_MANUAL */
 	bool verify_revert;		/* BISECT_VERIFY_REVERT */
 	const char *revert_of;		/* the commit run_once reverts */
 	bool revert_passed;		/* BISECT_BAD passed with it reverted */
@@ -390,6 +391,26 @@ static void step_opts(struct bis *s, const char *id, const char *kind,
 	o->cache_build = s->level >= KSTEP_BOOT && !o->revert;
 }
 
+/*
+ * BISECT_MANUAL: the user says what the run of id (its step's kind k)
+ * showed, as ktest.pl asked it; BISECT_REVERSE applies after
+ */
+static int ask(struct bis *s, const char *id, const char *k,
+	       enum kb_verdict *m)
+{
+	char *key = xasprintf("%s:%s", k, id);
+	enum kverdict v;
+	int ret;
+
+	krun_print(s->r, "%.12s: the run says %s\n", id,
+		   *m == KB_GOOD ? "pass" : *m == KB_BAD ? "fail" : "skip");
+	ret = krun_ask_verdict(s->r, key, "Pass, fail, or skip? [p/f/s] ", &v);
+	free(key);
+	if (!ret)
+		*m = v == KV_GOOD ? KB_GOOD : v == KV_BAD ? KB_BAD : KB_SKIP;
+	return ret;
+}
+
 static int run_once(struct bis *s, const char *id, const char *kind, int run,
 		    long steps_left, enum kfl_run *out)
 {
@@ -438,7 +459,8 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 		s->spec_build_ms = res.ms[KPH_BUILD];
 	if (!ret && res.image[0])
 		free(strmap_put(&s->images, id, xstrdup(res.image)));
-	if (ret || to_mark(s, &res, &m))
+	if (ret || to_mark(s, &res, &m) ||
+	    (s->manual && ask(s, id, k, &m)))
 		return -1;
 	if (s->reverse && m != KB_SKIP)
 		m = m == KB_GOOD ? KB_BAD : KB_GOOD;
@@ -1041,6 +1063,7 @@ static int read_flaky(struct bis *s)
 	kflaky_init(&s->fl, &p);
 	s->verify = v && *v ? krun_bool(r, KOPT_BISECT_VERIFY) : p.flaky;
 	s->verify_revert = s->verify && krun_bool(r, KOPT_BISECT_VERIFY_REVERT);
+	s->manual = krun_bool(r, KOPT_BISECT_MANUAL);
 	if (p.flaky && fails > 1)
 		krun_print(r, "Flaky bisect: the %s commit runs %d times first; a commit fails once it failed %ld times, passes after enough runs (at most %d) for %ld%% confidence\n",
 			   s->reverse ? "good" : "bad", p.tries, fails,
@@ -1071,6 +1094,8 @@ static int pool(struct bis *s)
 	}
 	if (s->fl.p.tries > 1 || s->fl.p.flaky)
 		snprintf(why, sizeof(why), "BISECT_TRIES and BISECT_FLAKY run each commit several times on one box");
+	else if (s->manual)
+		snprintf(why, sizeof(why), "BISECT_MANUAL asks for one verdict at a time");
 	else if (files && *files)
 		snprintf(why, sizeof(why), "BISECT_FILES reads the history afresh after every verdict");
 	else if (krun_bool(r, KOPT_BISECT_SPECULATE))

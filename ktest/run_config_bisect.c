@@ -186,37 +186,12 @@ static void effect(struct cbis *s, const struct kdotconfig *c, bool *eff)
 /* BISECT_MANUAL: the user's verdict, journalled; -1 at end of input. */
 static int ask(struct cbis *s, const char *key, enum kcb_verdict *v)
 {
-	char idx[16], buf[64];
-	const struct kjrec *rec;
-	const char *a;
-	const char *names[] = { "ev", "test", "key", "answer" };
-	const char *values[4];
+	enum kverdict kv;
 
-	snprintf(idx, sizeof(idx), "%d", s->r->i);
-	rec = kjournal_find(&s->r->j, "ev", "manual", "test", idx, "key", key,
-			    NULL);
-	a = rec ? kjrec_get(rec, "answer") : NULL;
-	while (!a) {
-		printf("Is this config good, bad or skip? ");
-		fflush(stdout);
-		if (!fgets(buf, sizeof(buf), stdin)) {
-			krun_print(s->r, "\nktest: BISECT_MANUAL: no answer (end of input)\n");
-			return -1;
-		}
-		buf[strcspn(buf, "\r\n")] = '\0';
-		if (!strcmp(buf, "good") || !strcmp(buf, "bad") ||
-		    !strcmp(buf, "skip"))
-			a = buf;
-	}
-	*v = !strcmp(a, "good") ? KCB_GOOD : !strcmp(a, "bad") ? KCB_BAD : KCB_SKIP;
-	if (!rec) {
-		values[0] = "manual";
-		values[1] = idx;
-		values[2] = key;
-		values[3] = a;
-		if (kjournal_appendv(&s->r->j, names, values, 4))
-			return -1;
-	}
+	if (krun_ask_verdict(s->r, key, "Is this config good, bad or skip? ",
+			     &kv))
+		return -1;
+	*v = kv == KV_GOOD ? KCB_GOOD : kv == KV_BAD ? KCB_BAD : KCB_SKIP;
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -600,6 +601,61 @@ static void check_before_blame(struct krun *r, const struct kstep_opts *o,
 	memcpy(res->why, why, sizeof(why));
 	res->verdict = KV_INFRA;
 	res->title[0] = '\0';
+}
+
+/* An answer to BISECT_MANUAL's question, or KV_NONE. */
+static enum kverdict answer_of(const char *a)
+{
+	static const struct { const char *word; enum kverdict v; } t[] = {
+		{ "good", KV_GOOD }, { "pass", KV_GOOD }, { "p", KV_GOOD },
+		{ "bad", KV_BAD }, { "fail", KV_BAD }, { "f", KV_BAD },
+		{ "skip", KV_SKIP }, { "s", KV_SKIP },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcasecmp(a, t[i].word))
+			return t[i].v;
+	return KV_NONE;
+}
+
+int krun_ask_verdict(struct krun *r, const char *key, const char *question,
+		     enum kverdict *v)
+{
+	static const char *const names[] = { "ev", "test", "key", "answer" };
+	const char *values[4];
+	const struct kjrec *rec;
+	char idx[16], buf[64];
+	const char *a;
+
+	snprintf(idx, sizeof(idx), "%d", r->i);
+	rec = kjournal_find(&r->j, "ev", "manual", "test", idx, "key", key,
+			    NULL);
+	a = rec ? kjrec_get(rec, "answer") : NULL;
+	if (a && answer_of(a) != KV_NONE) {
+		*v = answer_of(a);
+		krun_print(r, "%s%s (BISECT_MANUAL, from the journal)\n",
+			   question, a);
+		return 0;
+	}
+	for (;;) {
+		printf("%s", question);
+		fflush(stdout);
+		if (!fgets(buf, sizeof(buf), stdin)) {
+			krun_print(r, "\nktest: BISECT_MANUAL: no answer (end of input)\n");
+			return -1;
+		}
+		buf[strcspn(buf, "\r\n")] = '\0';
+		*v = answer_of(buf);
+		if (*v != KV_NONE)
+			break;
+		printf("Please answer p, f or s (pass, fail, skip; good, bad)\n");
+	}
+	krun_log(r, "%s%s (BISECT_MANUAL)\n", question, buf);
+	values[0] = "manual";
+	values[1] = idx;
+	values[2] = key;
+	values[3] = buf;
+	return kjournal_appendv(&r->j, names, values, 4) ? -1 : 0;
 }
 
 int krun_step(struct krun *r, const struct kstep_opts *o,

@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# BISECT_MANUAL in a git bisect (ktest.pl's "Pass, fail, or skip? [p/f/s]"
+# after each run): a real git repo with a fake kbuild and a box made of
+# commands that panics from c8 on; the "user" answers from another process,
+# saying fail from c5 on, so the answer is c5, not the box's c8. The
+# answers are journalled: a run whose input ends in the middle stops, and
+# the rerun asks only what was not answered.
+. "$(dirname "$0")/../lib.sh"
+
+cd "$KTEST_TMP" || exit 1
+T=$KTEST_TMP
+src=$T/src
+rm -rf "$src" st-* build-out tmp ./*.conf console.log next boots answers.fifo \
+	out1 out2
+. "$KTEST_SRC/tests/cli/series.inc"
+make_series "$src" 12
+
+cat >boot.sh <<EOF
+#!/bin/sh
+if [ "\$(cat $T/next 2>/dev/null)" != test ]; then
+	cat $T/good.log >> $T/console.log
+	exit 0
+fi
+rm -f $T/next
+n=\$(cat $T/build-out/arch/x86/boot/bzImage)
+echo "\$n" >> $T/boots
+if [ "\$n" -ge 8 ]; then cat $T/panic.log; else cat $T/good.log; fi >> $T/console.log
+EOF
+name() {	# the cN of an id
+	for n in 0 1 2 3 4 5 6 7 8 9 10 11 12; do
+		eval "[ \"\$1\" = \"\$c$n\" ] && echo c$n"
+	done
+}
+
+# user MAX: answers each question as it comes in out, from the commit the
+# line before it names (fail from c5 on), MAX answers at most, then ends
+# its input
+user() {
+	k=0
+	while [ "$k" -lt "$1" ]; do
+		i=0
+		while [ "$(grep -c ': the run says ' out 2>/dev/null)" -le "$k" ] && [ $i -lt 300 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		[ $i -lt 300 ] || break
+		k=$((k + 1))
+		id=$(grep ': the run says ' out | sed -n "${k}s/:.*//p")
+		n=$(name "$(g rev-parse "$id")")
+		if [ "${n#c}" -ge 5 ]; then echo f; else echo p; fi
+	done
+}
+# manual CONF MAX: ktest on CONF with the user's answers (MAX at most)
+manual() {
+	rm -f answers.fifo out
+	mkfifo answers.fifo
+	user "$2" >answers.fifo &
+	upid=$!
+	timeout 120 "$KTEST" "$1" <answers.fifo >out 2>err
+	rc=$?
+	kill "$upid" 2>/dev/null
+	wait "$upid" 2>/dev/null
+}
+
+# 1. the user's answers decide, not the box
+: >console.log
+rm -f boots next
+series_conf st-man "sh $T/boot.sh" "sh -c 'echo test > $T/next'" \
+	"tail -n +1 -F $T/console.log" "$c12" "BISECT_MANUAL = 1" >man.conf
+manual man.conf 20
+expect_rc 0 "BISECT_MANUAL: the bisect ends"
+check "the user's answers name c5, not the box's c8 ($(name "$(culprit st-man)"))" \
+	test "$(culprit st-man)" = "$c5"
+asked=$(grep -o 'Pass, fail, or skip? \[p/f/s\]' out | wc -l)
+check "it asked after each of the $(wc -l <boots) runs ($asked times)" \
+	test "$asked" -eq "$(wc -l <boots)"
+check "saying first what the run showed" grep -q ': the run says pass$' out
+check "the answers are in the journal" \
+	test "$(grep -c 'ev=manual' st-man/journal)" -eq "$asked"
+
+# 2. the input ends after 2 answers: ktest stops; the rerun asks the rest
+: >console.log
+rm -f boots next
+series_conf st-cut "sh $T/boot.sh" "sh -c 'echo test > $T/next'" \
+	"tail -n +1 -F $T/console.log" "$c12" "BISECT_MANUAL = 1" >cut.conf
+manual cut.conf 2
+cp out out1
+check "no answer at the third run: ktest stops (exit $rc)" \
+	sh -c "[ $rc -ne 0 ] && grep -q 'BISECT_MANUAL: no answer (end of input)' $T/out1"
+ran=$(wc -l <boots)
+rm -f boots
+manual cut.conf 20
+expect_rc 0 "the rerun ends"
+check "it names c5 ($(name "$(culprit st-cut)"))" test "$(culprit st-cut)" = "$c5"
+check "the 2 answers came from the journal" \
+	test "$(grep -c '(BISECT_MANUAL, from the journal)' out)" -eq 2
+said=$(grep -c 'the run says' out)
+booted=$(cat boots 2>/dev/null | wc -l)
+check "the first run's $ran runs were not run again ($said steps, $booted booted now)" \
+	test "$booted" -eq $((said - ran))
+check "the answers of both runs are in the journal, once each" \
+	test "$(grep -c 'ev=manual' st-cut/journal)" -eq "$(grep -c 'the run says' out)"
+
+# 3. an answer that is not one: asked again
+: >console.log
+rm -f boots next
+series_conf st-typo "sh $T/boot.sh" "sh -c 'echo test > $T/next'" \
+	"tail -n +1 -F $T/console.log" "$c2" "BISECT_MANUAL = 1" >typo.conf
+printf 'maybe\nfail\n' | timeout 60 "$KTEST" typo.conf >out 2>err
+rc=$?
+expect_rc 0 "a bisect of c0..c2 ends"
+check "c1's 'maybe' was asked again, 'fail' taken: c1 is named" \
+	sh -c "[ \$(grep -o 'Pass, fail, or skip' $T/out | wc -l) -eq 2 ] && [ \"\$(jq -r '.tests[0].first_bad_commit' $T/st-typo/report.json)\" = '$c1' ]"
+check "saying what an answer is" grep -q 'Please answer p, f or s' out
+
+finish
