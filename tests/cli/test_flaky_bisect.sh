@@ -21,13 +21,8 @@ make_series "$src" 12
 
 # POWER_CYCLE: the test kernel when REBOOT_SCRIPT chose it, else the good
 # one; the test kernel of c5 and later panics when the generator says so
-cat >boot.sh <<EOF
-#!/bin/sh
-if [ "\$(cat $T/next 2>/dev/null)" != test ]; then
-	cat $T/good.log >> $T/console.log
-	exit 0
-fi
-rm -f $T/next
+series_boot_head >boot.sh
+cat >>boot.sh <<EOF
 case "\$(cat $T/mode 2>/dev/null)" in
 marker)	# the failure comes with a file of the tree that is not built
 	if [ -e $T/src2/marker ]; then cat $T/panic.log; else cat $T/good.log; fi >> $T/console.log
@@ -60,11 +55,6 @@ conf() {	# conf STATE EXTRA...
 		"tail -n +1 -F $T/console.log" "$c12" "$@"
 }
 fresh() { : >console.log; rm -f next boots; echo "$1" >seed; }
-name() {	# the cN of an id
-	for n in 0 1 2 3 4 5 6 7 8 9 10 11 12; do
-		eval "[ \"\$1\" = \"\$c$n\" ] && echo c$n"
-	done
-}
 
 # 1. one boot per commit: the flaky failure misleads it
 fresh 7

@@ -17,22 +17,12 @@ rm -rf "$src" st-* build-out tmp ./*.conf console.log next boots answers.fifo \
 . "$KTEST_SRC/tests/cli/series.inc"
 make_series "$src" 12
 
-cat >boot.sh <<EOF
-#!/bin/sh
-if [ "\$(cat $T/next 2>/dev/null)" != test ]; then
-	cat $T/good.log >> $T/console.log
-	exit 0
-fi
-rm -f $T/next
+series_boot_head >boot.sh
+cat >>boot.sh <<EOF
 n=\$(cat $T/build-out/arch/x86/boot/bzImage)
 echo "\$n" >> $T/boots
 if [ "\$n" -ge 8 ]; then cat $T/panic.log; else cat $T/good.log; fi >> $T/console.log
 EOF
-name() {	# the cN of an id
-	for n in 0 1 2 3 4 5 6 7 8 9 10 11 12; do
-		eval "[ \"\$1\" = \"\$c$n\" ] && echo c$n"
-	done
-}
 
 # user MAX: answers each question as it comes in out, from the commit the
 # line before it names (fail from c5 on), MAX answers at most, then ends
