@@ -146,6 +146,8 @@ struct kstep_opts {
 	size_t ntouched;
 	struct kp_seen *seen;
 	bool force_checkout;	/* checkout even with local changes */
+	bool checkout_only;	/* nothing else: the user tests it by hand
+				 * (BISECT_MANUAL with BISECT_TRIES = 0) */
 	bool digest_image;	/* res->image: the built image's digest */
 	bool cache_build;	/* the per-commit build cache (build_cache.h) */
 	bool built_before;	/* a later run of the commit: OUTPUT_DIR holds

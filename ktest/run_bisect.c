@@ -48,6 +48,7 @@ struct bis {
 	struct kflaky fl;		/* runs per commit (flaky.h) */
 	bool verify;			/* BISECT_VERIFY */
 	bool manual;			/* BISECT_MANUAL */
+	bool by_hand;			/* ... with BISECT_TRIES = 0: no runs */
 	bool verify_revert;		/* BISECT_VERIFY_REVERT */
 	const char *revert_of;		/* the commit run_once reverts */
 	bool revert_passed;		/* BISECT_BAD passed with it reverted */
@@ -393,7 +394,8 @@ static void step_opts(struct bis *s, const char *id, const char *kind,
 
 /*
  * BISECT_MANUAL: the user says what the run of id (its step's kind k)
- * showed, as ktest.pl asked it; BISECT_REVERSE applies after
+ * showed, *m (KB_GOOD: it passed), as ktest.pl asked it; BISECT_REVERSE
+ * turns the mark round afterwards, as for any run
  */
 static int ask(struct bis *s, const char *id, const char *k,
 	       enum kb_verdict *m)
@@ -402,8 +404,12 @@ static int ask(struct bis *s, const char *id, const char *k,
 	enum kverdict v;
 	int ret;
 
-	krun_print(s->r, "%.12s: the run says %s\n", id,
-		   *m == KB_GOOD ? "pass" : *m == KB_BAD ? "fail" : "skip");
+	if (s->by_hand)
+		krun_print(s->r, "%.12s is checked out in BUILD_DIR: test it\n",
+			   id);
+	else
+		krun_print(s->r, "%.12s: the run says %s\n", id,
+			   *m == KB_GOOD ? "pass" : *m == KB_BAD ? "fail" : "skip");
 	ret = krun_ask_verdict(s->r, key, "Pass, fail, or skip? [p/f/s] ", &v);
 	free(key);
 	if (!ret)
@@ -423,6 +429,7 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 
 	snprintf(k, sizeof(k), run > 1 ? "%s-run%d" : "%s", kind, run);
 	step_opts(s, id, k, steps_left, &o);
+	o.checkout_only = s->by_hand;
 	/* in place, the speculative builds overwrote OUTPUT_DIR: the cache */
 	o.built_before = run > 1 && s->level >= KSTEP_BOOT &&
 		!(s->spec && s->spec->in_place);
@@ -459,11 +466,13 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 		s->spec_build_ms = res.ms[KPH_BUILD];
 	if (!ret && res.image[0])
 		free(strmap_put(&s->images, id, xstrdup(res.image)));
-	if (ret || to_mark(s, &res, &m) ||
-	    (s->manual && ask(s, id, k, &m)))
+	if (ret || to_mark(s, &res, &m))
 		return -1;
+	/* the run's outcome: KB_GOOD for a pass, whichever way the marks go */
 	if (s->reverse && m != KB_SKIP)
 		m = m == KB_GOOD ? KB_BAD : KB_GOOD;
+	if (s->manual && ask(s, id, k, &m))
+		return -1;
 	*out = m == KB_SKIP ? KFL_UNTESTABLE : m == KB_BAD ? KFL_FAIL : KFL_PASS;
 	return 0;
 }
@@ -1048,6 +1057,17 @@ static int read_flaky(struct bis *s)
 	long fails = krun_int(r, KOPT_BISECT_FLAKY_FAILURES, 1);
 
 	p.flaky = krun_bool(r, KOPT_BISECT_FLAKY);
+	s->manual = krun_bool(r, KOPT_BISECT_MANUAL);
+	/* as ktest.pl: no runs, the user says (it took 0 alone for good) */
+	s->by_hand = tries == 0 && s->manual && !p.flaky;
+	if (tries == 0 && !s->by_hand) {
+		krun_print(r, "ktest: test %d: BISECT_TRIES = 0 runs nothing: it needs BISECT_MANUAL = 1 (you test each commit by hand) and no BISECT_FLAKY\n",
+			   r->i);
+		r->config_error = true;
+		return -1;
+	}
+	if (s->by_hand)
+		tries = 1;
 	if (tries < 1 || tries > KFL_MAX_RUNS || max < 1 || max > KFL_MAX_RUNS ||
 	    conf < 1 || conf > 99 || fails < 1 || fails > KFL_MAX_FAILS ||
 	    fails > max) {
@@ -1063,7 +1083,8 @@ static int read_flaky(struct bis *s)
 	kflaky_init(&s->fl, &p);
 	s->verify = v && *v ? krun_bool(r, KOPT_BISECT_VERIFY) : p.flaky;
 	s->verify_revert = s->verify && krun_bool(r, KOPT_BISECT_VERIFY_REVERT);
-	s->manual = krun_bool(r, KOPT_BISECT_MANUAL);
+	if (s->by_hand)
+		krun_print(r, "BISECT_MANUAL with BISECT_TRIES = 0: ktest checks each commit out and asks; you build and test it\n");
 	if (p.flaky && fails > 1)
 		krun_print(r, "Flaky bisect: the %s commit runs %d times first; a commit fails once it failed %ld times, passes after enough runs (at most %d) for %ld%% confidence\n",
 			   s->reverse ? "good" : "bad", p.tries, fails,
@@ -1139,7 +1160,7 @@ int krun_bisect(struct krun *r)
 	if (pool(&s))
 		goto out;
 	if (krun_bool(r, KOPT_BISECT_SPECULATE) && s.level >= KSTEP_BOOT &&
-	    !s.pool) {
+	    !s.pool && !s.by_hand) {
 		const char *min = krun_opt(r, KOPT_MIN_CONFIG);
 		char *bt = min && *min ? xasprintf("useconfig:%s", min) :
 			xstrdup("oldconfig");

@@ -671,8 +671,10 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	memset(res, 0, sizeof(*res));
 	step_key(o, key, sizeof(key));
 	snprintf(idx, sizeof(idx), "%d", r->i);
-	done = kjournal_find(&r->j, "ev", "step", "test", idx, "key", key,
-			     "state", "done", NULL);
+	/* a checkout for the user is made again: the tree must be there */
+	done = o->checkout_only ? NULL :
+		kjournal_find(&r->j, "ev", "step", "test", idx, "key", key,
+			      "state", "done", NULL);
 	/* the lab's trouble is not the commit's outcome: run it again */
 	if (done && kverdict_parse(kjrec_get(done, "verdict")) == KV_INFRA)
 		done = NULL;
@@ -703,7 +705,12 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	co = o->commit ? step_checkout(r, o, res) : 0;
 	if (co < 0)
 		return -1;
-	if (!co && do_build(r, o, res, &ms[KPH_BUILD], &mods)) {
+	if (!co && o->checkout_only) {
+		/* nothing ran: what the user says decides */
+		res->verdict = KV_SKIP;
+		snprintf(res->why, sizeof(res->why),
+			 "checked out for a test by hand (BISECT_MANUAL, BISECT_TRIES = 0)");
+	} else if (!co && do_build(r, o, res, &ms[KPH_BUILD], &mods)) {
 		res->verdict = KV_GOOD;
 		if (o->after_build && o->after_build_when_up) {
 			r->kernel_up = o->after_build;

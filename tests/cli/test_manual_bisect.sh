@@ -6,14 +6,16 @@
 # commands that panics from c8 on; the "user" answers from another process,
 # saying fail from c5 on, so the answer is c5, not the box's c8. The
 # answers are journalled: a run whose input ends in the middle stops, and
-# the rerun asks only what was not answered.
+# the rerun asks only what was not answered. BISECT_REVERSE turns the
+# answers round as it does runs; BISECT_TRIES = 0 asks about each commit
+# checked out, without building or booting it.
 . "$(dirname "$0")/../lib.sh"
 
 cd "$KTEST_TMP" || exit 1
 T=$KTEST_TMP
 src=$T/src
 rm -rf "$src" st-* build-out tmp ./*.conf console.log next boots answers.fifo \
-	out1 out2
+	out1
 . "$KTEST_SRC/tests/cli/series.inc"
 make_series "$src" 12
 
@@ -25,21 +27,34 @@ if [ "\$n" -ge 8 ]; then cat $T/panic.log; else cat $T/good.log; fi >> $T/consol
 EOF
 
 # user MAX: answers each question as it comes in out, from the commit the
-# line before it names (fail from c5 on), MAX answers at most, then ends
-# its input
+# line before it names ($ask_line: that line's text): $late (f) from c5 on,
+# $early (p) before, MAX answers at most, then ends its input. A question
+# answered from the journal is not asked. With $by_hand set, a commit that
+# BUILD_DIR does not hold when it is asked about gets s.
+ask_line=': the run says '
+by_hand=
+early=p late=f
 user() {
-	k=0
-	while [ "$k" -lt "$1" ]; do
+	k=0 sent=0
+	while [ "$sent" -lt "$1" ]; do
 		i=0
-		while [ "$(grep -c ': the run says ' out 2>/dev/null)" -le "$k" ] && [ $i -lt 300 ]; do
+		while :; do	# the line after the next question's commit line
+			next=$(awk -v k=$((k + 1)) -v pat="$ask_line" '
+				want { print; exit }
+				index($0, pat) && ++n == k { want = 1 }' out 2>/dev/null)
+			[ -n "$next" ] && break
+			[ $i -lt 300 ] || return
 			sleep 0.1
 			i=$((i + 1))
 		done
-		[ $i -lt 300 ] || break
 		k=$((k + 1))
-		id=$(grep ': the run says ' out | sed -n "${k}s/:.*//p")
+		case $next in *'from the journal'*) continue ;; esac
+		id=$(grep "$ask_line" out | sed -n "${k}p" | sed 's/[: ].*//')
 		n=$(name "$(g rev-parse "$id")")
-		if [ "${n#c}" -ge 5 ]; then echo f; else echo p; fi
+		if [ -n "$by_hand" ] && [ "$(cat "$src/version")" != "${n#c}" ]; then echo s
+		elif [ "${n#c}" -ge 5 ]; then echo "$late"
+		else echo "$early"; fi
+		sent=$((sent + 1))
 	done
 }
 # manual CONF MAX: ktest on CONF with the user's answers (MAX at most)
@@ -93,7 +108,56 @@ check "the first run's $ran runs were not run again ($said steps, $booted booted
 check "the answers of both runs are in the journal, once each" \
 	test "$(grep -c 'ev=manual' st-cut/journal)" -eq "$(grep -c 'the run says' out)"
 
-# 3. an answer that is not one: asked again
+# 3. BISECT_REVERSE: the first commit that passes; the answers are the
+# runs' outcomes, turned round as the box's are
+: >console.log
+rm -f boots next
+series_conf st-rev "sh $T/boot.sh" "sh -c 'echo test > $T/next'" \
+	"tail -n +1 -F $T/console.log" "$c12" "BISECT_MANUAL = 1" \
+	"BISECT_REVERSE = 1" >rev.conf
+early=f late=p
+manual rev.conf 20
+early=p late=f
+expect_rc 0 "BISECT_REVERSE: the bisect ends"
+check "fail before c5, pass from c5: the first that passes is c5 ($(name "$(culprit st-rev)"))" \
+	test "$(culprit st-rev)" = "$c5"
+
+# 4. BISECT_TRIES = 0: ktest checks each commit out and asks; nothing is
+# built or booted (ktest.pl asked the same way)
+: >console.log
+rm -rf boots next build-out
+series_conf st-hand "sh $T/boot.sh" "sh -c 'echo test > $T/next'" \
+	"tail -n +1 -F $T/console.log" "$c12" "BISECT_MANUAL = 1" \
+	"BISECT_TRIES = 0" >hand.conf
+ask_line=' is checked out in BUILD_DIR: test it'
+by_hand=1
+manual hand.conf 20
+expect_rc 0 "BISECT_TRIES = 0: the bisect ends"
+check "the user's answers name c5 ($(name "$(culprit st-hand)")), each asked with BUILD_DIR at its commit" \
+	test "$(culprit st-hand)" = "$c5"
+check "nothing was built or booted" sh -c "[ ! -e $T/boots ] && [ ! -e $T/build-out/arch ]"
+check "it said so" grep -q 'BISECT_TRIES = 0: ktest checks each commit out and asks' out
+# input that ends after 2 answers, then the rest: the rerun checks out
+# again the commit it asks about
+: >console.log
+rm -rf boots next
+series_conf st-hand2 "sh $T/boot.sh" "sh -c 'echo test > $T/next'" \
+	"tail -n +1 -F $T/console.log" "$c12" "BISECT_MANUAL = 1" \
+	"BISECT_TRIES = 0" >hand2.conf
+manual hand2.conf 2
+manual hand2.conf 20
+expect_rc 0 "by hand, stopped after 2 answers: the rerun ends"
+check "it names c5, asked with BUILD_DIR at each commit ($(name "$(culprit st-hand2)"))" \
+	test "$(culprit st-hand2)" = "$c5"
+ask_line=': the run says '
+by_hand=
+series_conf st-zero "sh $T/boot.sh" "sh -c 'echo test > $T/next'" \
+	"tail -n +1 -F $T/console.log" "$c12" "BISECT_TRIES = 0" >zero.conf
+run_ktest zero.conf
+expect_rc 2 "BISECT_TRIES = 0 without BISECT_MANUAL: a config error"
+check "saying what it needs" grep -q 'BISECT_TRIES = 0 runs nothing: it needs BISECT_MANUAL = 1' out
+
+# 5. an answer that is not one: asked again
 : >console.log
 rm -f boots next
 series_conf st-typo "sh $T/boot.sh" "sh -c 'echo test > $T/next'" \
