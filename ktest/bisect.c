@@ -1284,6 +1284,25 @@ int kbisect_mark(struct kbisect *b, const char *id, enum kb_verdict v,
 	return 0;
 }
 
+bool kbisect_needed(const struct kbisect *b, const char *id)
+{
+	uint32_t x = id ? lookup(b, id) : NONE;
+
+	return x != NONE && b->outcome == RUNNING &&
+	       (b->flags[x] & (IN | PENDING)) == (IN | PENDING) &&
+	       x != b->bad;
+}
+
+int kbisect_release(struct kbisect *b, const char *id)
+{
+	uint32_t x = id ? lookup(b, id) : NONE;
+
+	if (x == NONE || !(b->flags[x] & PENDING))
+		return -1;
+	b->flags[x] &= ~PENDING;
+	return 0;
+}
+
 size_t kbisect_remaining(const struct kbisect *b)
 {
 	return b->nr;

@@ -107,6 +107,21 @@ void kbisect_next(struct kbisect *b, struct kb_step *steps, size_t max,
 int kbisect_mark(struct kbisect *b, const char *id, enum kb_verdict v,
 		 char *why, size_t whylen);
 
+/*
+ * A commit handed out and not yet marked: whether its verdict can still
+ * change the answer (it is still a candidate). Verdicts that came in since
+ * it was handed out can make it useless: a bad one under it, a good one
+ * over it. False for any other commit.
+ */
+bool kbisect_needed(const struct kbisect *b, const char *id);
+
+/*
+ * Takes back a commit handed out whose verdict will not come (its test was
+ * stopped): it can be handed out again. Returns 0, or -1 when id was not
+ * handed out.
+ */
+int kbisect_release(struct kbisect *b, const char *id);
+
 /* Candidates left (git's "revisions left") and the current bad commit. */
 size_t kbisect_remaining(const struct kbisect *b);
 const char *kbisect_bad(const struct kbisect *b);

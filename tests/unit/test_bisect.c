@@ -1394,6 +1394,39 @@ static void handed(const struct kb_graph *g, const struct kb_step *step,
 }
 
 /*
+ * Async: each commit out whose verdict can no longer matter (git's
+ * candidates from scratch no longer hold it) must say so, and the others
+ * must not; about half of the stale ones are taken back (their test
+ * stopped), the rest keep running and bring their verdict later.
+ */
+static void drop_stale(const struct kb_graph *g, struct kbisect *b,
+		       const struct ref_state *st, uint32_t *pend,
+		       size_t *npend, bool *pending, uint64_t s)
+{
+	bool *in = ref_candidates(g, st);
+
+	for (size_t j = 0; j < *npend;) {
+		uint32_t x = pend[j];
+		bool want = in[x] && x != st->bad;
+
+		if (kbisect_needed(b, g->nodes[x].id) != want)
+			fail_seed(s, want ? "k-ary: a needed commit said stale" :
+				  "k-ary: a stale commit said needed");
+		if (want || rnd(2)) {
+			j++;
+			continue;
+		}
+		if (kbisect_release(b, g->nodes[x].id))
+			fail_seed(s, "k-ary: release refused");
+		if (!kbisect_release(b, g->nodes[x].id))
+			fail_seed(s, "k-ary: released twice");
+		pending[x] = false;
+		pend[j] = pend[--*npend];
+	}
+	free(in);
+}
+
+/*
  * k boxes. sync: hand out k, all verdicts (in random order), again.
  * async: a random few verdicts arrive between calls. Every hand-out must
  * be new (not pending, never marked); in sync rounds the first commit is
@@ -1466,6 +1499,8 @@ static void run_kary(const struct kb_graph *g, const bool *bad,
 			out->steps++;
 		}
 		assert_string_equal(kbisect_bad(b), g->nodes[st.bad].id);
+		if (!sync)
+			drop_stale(g, b, &st, pend, &npend, pending, s);
 	}
 	out->kind = steps[0].kind;
 	out->found = index_of(g, steps[0].id);
@@ -1563,6 +1598,171 @@ static void test_kary_random(void **state)
 		free(culprit);
 		graph_free(g);
 	}
+}
+
+/*
+ * The pool's schedules, timed: k boxes, box j takes speed[j] times
+ * 0.75..1.25 units a test. ROUNDS hands out k commits and waits for all
+ * k verdicts (ktest before 2026-12-06); REFILL gives a box that ends the
+ * next commit at once; STOP also stops a test whose verdict can no longer
+ * matter (kbisect_needed) and gives its box another (run_bisect.c's).
+ */
+enum sched { SCHED_ROUNDS, SCHED_REFILL, SCHED_STOP, SCHED__COUNT };
+
+#define SIM_MAX 4
+
+struct sim {
+	double time;		/* when the answer was known */
+	size_t tests;		/* tests started */
+	size_t stopped;		/* of which stopped as stale */
+	struct run r;
+};
+
+static bool sim_over(enum kb_kind k)
+{
+	return k == KB_FOUND || k == KB_ONLY_SKIPPED || k == KB_FAILED;
+}
+
+static void run_timed(const struct kb_graph *g, const bool *bad, size_t k,
+		      const double *speed, enum sched mode, uint64_t s,
+		      struct sim *out)
+{
+	char why[256];
+	struct kbisect *b = kbisect_new(g, good0, 1, NULL, why, sizeof(why));
+	uint32_t box[SIM_MAX];
+	double end[SIM_MAX];
+	bool busy[SIM_MAX] = { false };
+	struct kb_step steps[SIM_MAX];
+	double now = 0;
+	size_t n, guard = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!b)
+		fail_seed(s, why);
+	for (;;) {
+		size_t nfree = 0, j, i;
+
+		if (++guard > 4 * g->n + 20)
+			fail_seed(s, "timed: no end");
+		for (j = 0; j < k; j++)
+			nfree += !busy[j];
+		if (nfree && (mode != SCHED_ROUNDS || nfree == k)) {
+			kbisect_next(b, steps, nfree, &n);
+			if (sim_over(steps[0].kind))
+				break;
+			for (i = 0; steps[0].kind == KB_TEST && i < n; i++) {
+				for (j = 0; busy[j]; j++)
+					;
+				box[j] = index_of(g, steps[i].id);
+				end[j] = now + speed[j] *
+					 (0.75 + rnd(51) / 100.0);
+				busy[j] = true;
+				out->tests++;
+			}
+		}
+		/* the next box to end */
+		for (i = k, j = 0; j < k; j++)
+			if (busy[j] && (i == k || end[j] < end[i]))
+				i = j;
+		if (i == k)
+			fail_seed(s, "timed: nothing running, nothing handed");
+		now = end[i];
+		busy[i] = false;
+		if (kbisect_mark(b, g->nodes[box[i]].id,
+				 verdict(bad, NULL, box[i]), why, sizeof(why)))
+			fail_seed(s, why);
+		for (j = 0; mode == SCHED_STOP && j < k; j++) {
+			if (!busy[j] || kbisect_needed(b, g->nodes[box[j]].id))
+				continue;
+			if (kbisect_release(b, g->nodes[box[j]].id))
+				fail_seed(s, "timed: release refused");
+			busy[j] = false;
+			out->stopped++;
+		}
+	}
+	out->time = now;
+	out->r.kind = steps[0].kind;
+	out->r.found = index_of(g, steps[0].id);
+	kbisect_free(b);
+}
+
+/*
+ * Every schedule names the commit one box names, whatever the timing; a
+ * box that ends early takes the next commit, and a test made useless by
+ * another box's verdict is stopped: the pool's wall time (in tests) falls
+ * below that of rounds, most with boxes of unequal speed. Printed, and
+ * the order asserted.
+ */
+static void test_kary_timed(void **state)
+{
+	static const double speeds[][SIM_MAX] = {
+		{ 1, 1 }, { 1, 3 }, { 1, 1, 1 }, { 1, 2, 4 },
+	};
+	static const size_t ks[] = { 2, 2, 3, 3 };
+	static const char *const names[] = { "rounds", "refill", "stop" };
+	size_t n = 300;
+	struct kb_graph *g = chain(n);
+	bool *culprit = calloc(n, sizeof(bool));
+	double one = 0;
+
+	seed(7);
+	for (size_t c = 0; c < n; c++) {
+		struct run r;
+		bool *bad;
+
+		culprit[c] = true;
+		bad = bad_set(g, culprit);
+		run_seq(g, NULL, bad, NULL, false, 7, &r);
+		one += (double)r.steps;
+		run_free(&r);
+		free(bad);
+		culprit[c] = false;
+	}
+	print_message("one box: %.2f tests\n", one / (double)n);
+	for (size_t v = 0; v < sizeof(ks) / sizeof(ks[0]); v++) {
+		double t[SCHED__COUNT] = { 0 }, tests[SCHED__COUNT] = { 0 };
+		size_t stopped = 0;
+		char sp[64];
+
+		for (size_t c = 0; c < n; c++) {
+			bool *bad;
+			struct run r;
+
+			culprit[c] = true;
+			bad = bad_set(g, culprit);
+			run_seq(g, NULL, bad, NULL, false, 7, &r);
+			for (enum sched m = 0; m < SCHED__COUNT; m++) {
+				struct sim sm;
+
+				run_timed(g, bad, ks[v], speeds[v], m,
+					  1000 * v + c, &sm);
+				check_outcome(g, bad, false, &sm.r, c);
+				if (sm.r.kind != r.kind || sm.r.found != r.found)
+					fail_seed(c, "timed: another answer than one box's");
+				t[m] += sm.time;
+				tests[m] += (double)sm.tests;
+				if (m == SCHED_STOP)
+					stopped += sm.stopped;
+			}
+			run_free(&r);
+			free(bad);
+			culprit[c] = false;
+		}
+		for (size_t j = 0, len = 0; j < ks[v]; j++)
+			len += (size_t)snprintf(sp + len, sizeof(sp) - len,
+						" %g", speeds[v][j]);
+		for (int m = 0; m < SCHED__COUNT; m++)
+			print_message("%zu boxes, speeds%s: %-6s %.2f units, %.2f tests\n",
+				      ks[v], sp, names[m], t[m] / (double)n,
+				      tests[m] / (double)n);
+		print_message("  stopped as stale: %.2f a bisect\n",
+			      (double)stopped / (double)n);
+		assert_true(t[SCHED_STOP] < t[SCHED_ROUNDS]);
+		assert_true(t[SCHED_STOP] < t[SCHED_REFILL]);
+		assert_true(stopped > 0);
+	}
+	free(culprit);
+	graph_free(g);
 }
 
 /* ---- verdicts outside the candidates ---- */
@@ -2183,6 +2383,7 @@ int main(void)
 		cmocka_unit_test(test_kary_chain12),
 		cmocka_unit_test(test_kary_linear_rounds),
 		cmocka_unit_test(test_kary_random),
+		cmocka_unit_test(test_kary_timed),
 		cmocka_unit_test(test_marks_outside),
 		cmocka_unit_test(test_bad_graphs),
 		cmocka_unit_test(test_checks),
