@@ -9,6 +9,7 @@
  * (PDEATHSIG) or SIGTERM stops its make with it.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,17 +224,20 @@ child(struct kpool *p, size_t k, const char *bd, const char *od,
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
 		_exit(1);
 	store(r, "BOX", p->names[k]);
-	store(r, "BUILD_DIR", bd);
-	store(r, "OUTPUT_DIR", od);
 	r->lab = NULL;		/* ktest's: its own is opened on demand */
-	r->vcs = NULL;		/* BUILD_DIR's, opened at the work tree */
 	r->no_journal = true;
 	r->prefix = p->prefix[k];
-	r->buildlog = per_box(r->buildlog, p->names[k]);
-	r->testlog = per_box(r->testlog, p->names[k]);
-	r->dmesg = per_box(r->dmesg, p->names[k]);
+	if (k) {	/* box 0 builds and logs where one box does */
+		store(r, "BUILD_DIR", bd);
+		store(r, "OUTPUT_DIR", od);
+		r->vcs = NULL;	/* BUILD_DIR's, opened at the work tree */
+		r->buildlog = per_box(r->buildlog, p->names[k]);
+		r->testlog = per_box(r->testlog, p->names[k]);
+		r->dmesg = per_box(r->dmesg, p->names[k]);
+	}
 	unsetenv("KTEST_CONSOLE");
-	m->ret = kcmd_mkdirs(od) ? -1 : krun_step_retry(r, o, what, &m->res);
+	m->ret = *od && kcmd_mkdirs(od) ? -1 :
+		 krun_step_retry(r, o, what, &m->res);
 	if (m->ret && !m->res.why[0])
 		snprintf(m->res.why, sizeof(m->res.why), "the step stopped");
 	krun_lab_close(r);
@@ -271,6 +275,49 @@ static int collect(struct kpool *p, size_t k, pid_t pid, int fd,
 	return m->ret;
 }
 
+/*
+ * Box k's process for step o: 0 with *pid and *fd (its result's pipe), or
+ * -1 (printed). Box 0 builds in BUILD_DIR and OUTPUT_DIR as configured.
+ */
+static int spawn(struct kpool *p, size_t k, const struct kstep_opts *o,
+		 const char *what, pid_t *pid, int *fd)
+{
+	struct krun *r = p->r;
+	char *bd, *od;
+	bool wt = false;
+	int pfd[2];
+
+	if (k) {
+		box_dirs(p, k, &bd, &od, &wt);
+	} else {
+		bd = xstrdup(krun_opt(r, KOPT_BUILD_DIR) ? krun_opt(r, KOPT_BUILD_DIR) : ".");
+		od = xstrdup(krun_opt(r, KOPT_OUTPUT_DIR) ? krun_opt(r, KOPT_OUTPUT_DIR) : "");
+	}
+	if ((wt && prepare(p, k, bd, o->commit)) || pipe(pfd)) {
+		free(bd);
+		free(od);
+		return -1;
+	}
+	fflush(NULL);	/* nothing of ours is written twice */
+	*pid = fork();
+	if (!*pid) {
+		close(pfd[0]);
+		child(p, k, bd, od, o, what, pfd[1], getppid());
+	}
+	close(pfd[1]);
+	free(bd);
+	free(od);
+	if (*pid < 0) {
+		krun_print(r, "ktest: box %s: fork: %s\n", p->names[k],
+			   strerror(errno));
+		close(pfd[0]);
+		*pid = 0;
+		return -1;
+	}
+	*fd = pfd[0];
+	return 0;
+}
+
 int kpool_run(struct kpool *p, const struct kstep_opts *o,
 	      const char *const *what, struct kstep_result *res, size_t n)
 {
@@ -282,35 +329,10 @@ int kpool_run(struct kpool *p, const struct kstep_opts *o,
 	if (n > p->n)
 		n = p->n;
 	for (size_t k = 1; k < n; k++) {
-		char *bd, *od;
-		bool wt;
-		int pfd[2];
-
-		box_dirs(p, k, &bd, &od, &wt);
-		if ((wt && prepare(p, k, bd, o[k].commit)) || pipe(pfd)) {
-			free(bd);
-			free(od);
+		if (spawn(p, k, &o[k], what[k], &pids[k], &fds[k])) {
 			ret = -1;
 			break;
 		}
-		fflush(NULL);	/* nothing of ours is written twice */
-		pids[k] = fork();
-		if (!pids[k]) {
-			close(pfd[0]);
-			child(p, k, bd, od, &o[k], what[k], pfd[1], getppid());
-		}
-		close(pfd[1]);
-		free(bd);
-		free(od);
-		if (pids[k] < 0) {
-			krun_print(r, "ktest: box %s: fork: %s\n", p->names[k],
-				   strerror(errno));
-			close(pfd[0]);
-			pids[k] = 0;
-			ret = -1;
-			break;
-		}
-		fds[k] = pfd[0];
 	}
 	r->prefix = p->prefix[0];
 	ret0 = ret ? -1 : krun_step_retry(r, &o[0], what[0], &res[0]);
@@ -332,10 +354,89 @@ int kpool_run(struct kpool *p, const struct kstep_opts *o,
 	return ret ? -1 : 0;
 }
 
+int kpool_start(struct kpool *p, size_t k, const struct kstep_opts *o,
+		const char *what)
+{
+	if (k >= p->n || p->pid[k])
+		return -1;
+	if (!k)
+		krun_lab_close(p->r);	/* box 0's process opens its own */
+	if (spawn(p, k, o, what, &p->pid[k], &p->fd[k]))
+		return -1;
+	p->o[k] = o;
+	return 0;
+}
+
+bool kpool_busy(const struct kpool *p, size_t k)
+{
+	return k < p->n && p->pid[k] > 0;
+}
+
+int kpool_wait(struct kpool *p, size_t *k, struct kstep_result *res)
+{
+	struct pollfd pf[KPOOL_MAX];
+	size_t box[KPOOL_MAX], n = 0, i;
+	struct msg *m;
+	int ret;
+
+	for (i = 0; i < p->n; i++) {
+		if (!kpool_busy(p, i))
+			continue;
+		pf[n].fd = p->fd[i];
+		pf[n].events = POLLIN;
+		box[n++] = i;
+	}
+	if (!n)
+		return -1;
+	for (;;) {
+		int got = poll(pf, n, -1);
+
+		if (got > 0)
+			break;
+		if (got < 0 && errno != EINTR) {
+			krun_print(p->r, "ktest: waiting for the boxes: %s\n",
+				   strerror(errno));
+			return -1;
+		}
+	}
+	for (i = 0; !pf[i].revents; i++)
+		;
+	*k = box[i];
+	m = xcalloc(1, sizeof(*m));
+	ret = collect(p, *k, p->pid[*k], p->fd[*k], m);
+	p->pid[*k] = 0;
+	if (!ret) {
+		*res = m->res;
+		ret = krun_step_adopt(p->r, p->o[*k], res);
+	}
+	p->o[*k] = NULL;
+	free(m);
+	return ret ? -1 : 0;
+}
+
+void kpool_stop(struct kpool *p, size_t k)
+{
+	if (!kpool_busy(p, k))
+		return;
+	kill(p->pid[k], SIGTERM);
+	close(p->fd[k]);
+	while (waitpid(p->pid[k], NULL, 0) < 0 && errno == EINTR)
+		;
+	p->pid[k] = 0;
+	p->o[k] = NULL;
+}
+
+void kpool_stop_all(struct kpool *p)
+{
+	for (size_t k = 0; k < p->n; k++)
+		kpool_stop(p, k);
+}
+
 void kpool_free(struct kpool *p)
 {
 	if (!p)
 		return;
+	kpool_stop_all(p);
 	for (size_t k = 0; k < p->n; k++) {
 		free(p->names[k]);
 		free(p->prefix[k]);

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define KPOOL_MAX 16
 
@@ -28,6 +29,10 @@ struct kpool {
 	char *names[KPOOL_MAX];
 	size_t n;
 	char *prefix[KPOOL_MAX];	/* "[box NAME] " */
+	/* kpool_start's boxes: their process, its pipe and their step */
+	pid_t pid[KPOOL_MAX];
+	int fd[KPOOL_MAX];
+	const struct kstep_opts *o[KPOOL_MAX];
 };
 
 /*
@@ -45,6 +50,38 @@ struct kpool *kpool_new(struct krun *r, char *why, size_t len);
  */
 int kpool_run(struct kpool *p, const struct kstep_opts *o,
 	      const char *const *what, struct kstep_result *res, size_t n);
+
+/*
+ * One step a box, each box on its own time (the bisect's schedule): box k
+ * (k < n, box 0 too) runs o in a process of its own; box 0's builds in
+ * BUILD_DIR and OUTPUT_DIR, and ktest's own lab is closed first (the box
+ * opens its own). o and its strings must stay valid until the box ends
+ * (kpool_wait, kpool_stop). Returns 0, or -1 (printed) when the box could
+ * not be started.
+ */
+int kpool_start(struct kpool *p, size_t k, const struct kstep_opts *o,
+		const char *what);
+
+/* Whether box k runs a step kpool_start gave it. */
+bool kpool_busy(const struct kpool *p, size_t k);
+
+/*
+ * Waits for the first of the busy boxes to end: its index in *k, its
+ * result in res, adopted (the report, the journal). Returns 0, or -1 when
+ * the run must stop (the step's -1, a box that ended without a result, or
+ * no box busy).
+ */
+int kpool_wait(struct kpool *p, size_t *k, struct kstep_result *res);
+
+/*
+ * Stops box k's step (SIGTERM: its make and its commands stopped with it,
+ * a checkout or a store into the build cache finished first) and waits
+ * for its process; nothing of the step is kept.
+ */
+void kpool_stop(struct kpool *p, size_t k);
+
+/* Every busy box stopped. */
+void kpool_stop_all(struct kpool *p);
 
 void kpool_free(struct kpool *p);
 

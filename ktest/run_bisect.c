@@ -541,43 +541,6 @@ static int test_one(struct bis *s, const struct kb_step *st, enum kb_verdict *m)
 	return 0;
 }
 
-/*
- * BOXES: n candidates at once, st[k] on box k, one run each; their marks
- * in the order kbisect_next gave them (the answer does not depend on
- * which box ends first).
- */
-static int test_batch(struct bis *s, const struct kb_step *st, size_t n,
-		      enum kb_verdict *m)
-{
-	struct kstep_opts o[KPOOL_MAX];
-	struct kstep_result *res = xcalloc(n, sizeof(*res));
-	char what[KPOOL_MAX][40];
-	const char *whats[KPOOL_MAX];
-	char *bt = build_type(s);
-	int ret = 0;
-
-	for (size_t k = 0; k < n; k++) {
-		s->left = (long)st[k].left;
-		step_opts(s, st[k].id, "bisect", st[k].steps, &o[k]);
-		o[k].build_type = bt;
-		snprintf(what[k], sizeof(what[k]), "%.12s", st[k].id);
-		whats[k] = what[k];
-	}
-	if (kpool_run(s->pool, o, whats, res, n))
-		ret = -1;
-	for (size_t k = 0; !ret && k < n; k++) {
-		if (res[k].image[0])
-			free(strmap_put(&s->images, st[k].id,
-					xstrdup(res[k].image)));
-		if (to_mark(s, &res[k], &m[k]))
-			ret = -1;
-		s->runs++;
-	}
-	free(res);
-	free(bt);
-	return ret;
-}
-
 static void write_log(struct bis *s)
 {
 	const char *tmp = krun_opt(s->r, KOPT_TMP_DIR);
@@ -863,34 +826,120 @@ static int only_skipped(struct bis *s)
 static int fresh(struct bis *s);
 static void remember(struct bis *s, const char *id, enum kb_verdict v);
 
-/* n candidates on n boxes, then their marks in order. */
-static int batch(struct bis *s, const struct kb_step *st, size_t n)
-{
-	enum kb_verdict m[KPOOL_MAX];
-	char why[512];
+/* BOXES: what each box of the pool runs now */
+struct box_step {
+	char id[KB_ID_LEN];
+	char what[16];
+	struct kstep_opts o;
+};
 
-	krun_print(s->r, "Bisecting: %zu revision%s left to test after these (roughly %d step%s); %zu at once, one a box:\n",
-		   st[0].left, st[0].left == 1 ? "" : "s", st[0].steps,
-		   st[0].steps == 1 ? "" : "s", n);
-	for (size_t k = 0; k < n; k++)
-		krun_print(s->r, "[%s] %s (box %s)\n", st[k].id,
-			   subject_of(s, st[k].id) ? subject_of(s, st[k].id) : "",
-			   s->pool->names[k]);
-	if (test_batch(s, st, n, m))
-		return -1;
-	for (size_t k = 0; k < n; k++) {
-		krun_print(s->r, "%.12s (box %s): %s\n", st[k].id,
-			   s->pool->names[k], m[k] == KB_GOOD ? "good" :
-			   m[k] == KB_BAD ? "bad" : "skip");
-		if (kbisect_mark(s->b, st[k].id, m[k], why, sizeof(why))) {
-			write_log(s);
-			return krun_fail(s->r, "%s", why);
-		}
-		hist_add(s, st[k].id, m[k]);
-		if (why[0])
-			krun_print(s->r, "%s\n", why);
+/* The steps st[0..n) go to the free boxes, in order. */
+static int hand_out(struct bis *s, struct box_step *bs, const char *bt,
+		    const struct kb_step *st, size_t n)
+{
+	struct kpool *p = s->pool;
+	size_t k = 0;
+
+	krun_print(s->r, "Bisecting: %zu revision%s left to test after %s (roughly %d step%s)%s\n",
+		   st[0].left, st[0].left == 1 ? "" : "s",
+		   n == 1 ? "this" : "these", st[0].steps,
+		   st[0].steps == 1 ? "" : "s", n == 1 ? "" : ", one a box:");
+	for (size_t i = 0; i < n; i++, k++) {
+		const char *subj = subject_of(s, st[i].id);
+
+		while (kpool_busy(p, k))
+			k++;
+		snprintf(bs[k].id, sizeof(bs[k].id), "%s", st[i].id);
+		snprintf(bs[k].what, sizeof(bs[k].what), "%.12s", st[i].id);
+		s->left = (long)st[i].left;
+		step_opts(s, bs[k].id, "bisect", st[i].steps, &bs[k].o);
+		bs[k].o.build_type = bt;
+		krun_print(s->r, "[%s] %s (box %s)\n", st[i].id, subj ? subj : "",
+			   p->names[k]);
+		if (kpool_start(p, k, &bs[k].o, bs[k].what))
+			return -1;
 	}
 	return 0;
+}
+
+/* A box's verdict, marked as it comes; the boxes it made useless stopped. */
+static int take(struct bis *s, struct box_step *bs, size_t k,
+		const struct kstep_result *res)
+{
+	struct kpool *p = s->pool;
+	enum kb_verdict m;
+	char why[512];
+
+	s->runs++;
+	if (res->image[0])
+		free(strmap_put(&s->images, bs[k].id, xstrdup(res->image)));
+	if (to_mark(s, res, &m))
+		return -1;
+	krun_print(s->r, "%.12s (box %s): %s\n", bs[k].id, p->names[k],
+		   m == KB_GOOD ? "good" : m == KB_BAD ? "bad" : "skip");
+	if (kbisect_mark(s->b, bs[k].id, m, why, sizeof(why))) {
+		write_log(s);
+		return krun_fail(s->r, "%s", why);
+	}
+	hist_add(s, bs[k].id, m);
+	if (why[0])
+		krun_print(s->r, "%s\n", why);
+	for (size_t j = 0; j < p->n; j++) {
+		if (!kpool_busy(p, j) || kbisect_needed(s->b, bs[j].id))
+			continue;
+		kpool_stop(p, j);
+		kbisect_release(s->b, bs[j].id);
+		krun_print(s->r, "%.12s (box %s): stopped, its verdict no longer matters (%.12s is %s)\n",
+			   bs[j].id, p->names[j], bs[k].id,
+			   m == KB_GOOD ? "good" : "bad");
+	}
+	return 0;
+}
+
+/*
+ * BOXES: the n candidates st[] at once, one a box; then each verdict is
+ * marked as it comes, a box whose commit no longer matters is stopped,
+ * and each box that is free takes the next commit at once (kbisect_next
+ * fills the gaps the commits still under test leave). Until the answer
+ * is known (the boxes all idle; loop() names it). The answer is the one
+ * box's for a box that fails alike each time; which commits are tested
+ * depends on which box ends first.
+ */
+static int schedule(struct bis *s, const struct kb_step *st, size_t n)
+{
+	struct kpool *p = s->pool;
+	struct box_step *bs = xcalloc(p->n, sizeof(*bs));
+	char *bt = build_type(s);
+	int ret = hand_out(s, bs, bt, st, n);
+
+	while (!ret) {
+		struct kb_step next[KPOOL_MAX];
+		struct kstep_result res;
+		size_t k, nfree = 0;
+
+		for (k = 0; k < p->n; k++)
+			nfree += !kpool_busy(p, k);
+		if (nfree == p->n)
+			break;
+		if (kpool_wait(p, &k, &res) || take(s, bs, k, &res)) {
+			ret = -1;
+			break;
+		}
+		if (krun_interrupted(s->r))
+			continue;	/* the others end, and the run with them */
+		for (k = 0, nfree = 0; k < p->n; k++)
+			nfree += !kpool_busy(p, k);
+		kbisect_next(s->b, next, nfree, &n);
+		if (next[0].kind == KB_TEST)
+			ret = hand_out(s, bs, bt, next, n);
+		else if (next[0].kind != KB_WAIT)
+			kpool_stop_all(p);	/* the answer, or the end */
+	}
+	if (ret)
+		kpool_stop_all(p);
+	free(bt);
+	free(bs);
+	return ret;
 }
 
 static int loop(struct bis *s)
@@ -904,7 +953,7 @@ static int loop(struct bis *s)
 		/* checks and BISECT_START come from the whole machine first */
 		kbisect_next(s->b, st, s->pool ? s->pool->n : 1, &n);
 		if (n > 1) {
-			if (batch(s, st, n))
+			if (schedule(s, st, n))
 				return -1;
 			continue;
 		}

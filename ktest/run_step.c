@@ -11,6 +11,7 @@
  * run again and its outcome is replayed.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,10 +209,50 @@ static void pack_line(void *ctx, const char *line, size_t len)
 	krun_log(ctx, "%.*s\n", (int)len, line);
 }
 
+/*
+ * A checkout, or a store into the build cache, finishes before a SIGTERM
+ * takes effect (a box of the pool stopped, pool.c): cut short, it would
+ * leave index.lock or a half-made entry. The commands they run start
+ * with no signal blocked (kcmd).
+ */
+static void hold_term(sigset_t *old)
+{
+	sigset_t term;
+
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, old);
+}
+
+static void release_term(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+static int cache_store(struct krun *r, const struct kbc_key *k,
+		       const char *build_dir, const char *output_dir,
+		       const char *release, kcmd_line_fn on_line, void *ctx,
+		       char *why, size_t len);
+
 int krun_cache_store(struct krun *r, const struct kbc_key *k,
 		     const char *build_dir, const char *output_dir,
 		     const char *release, kcmd_line_fn on_line, void *ctx,
 		     char *why, size_t len)
+{
+	sigset_t old;
+	int ret;
+
+	hold_term(&old);
+	ret = cache_store(r, k, build_dir, output_dir, release, on_line, ctx,
+			  why, len);
+	release_term(&old);
+	return ret;
+}
+
+static int cache_store(struct krun *r, const struct kbc_key *k,
+		       const char *build_dir, const char *output_dir,
+		       const char *release, kcmd_line_fn on_line, void *ctx,
+		       char *why, size_t len)
 {
 	struct kinstall_opts io;
 	struct kinstall_result ir;
@@ -411,8 +452,23 @@ static bool do_build(struct krun *r, const struct kstep_opts *o,
 	return good;
 }
 
+static int checkout(struct krun *r, const struct kstep_opts *o,
+		    struct kstep_result *res);
+
 static int step_checkout(struct krun *r, const struct kstep_opts *o,
 			 struct kstep_result *res)
+{
+	sigset_t old;
+	int ret;
+
+	hold_term(&old);
+	ret = checkout(r, o, res);
+	release_term(&old);
+	return ret;
+}
+
+static int checkout(struct krun *r, const struct kstep_opts *o,
+		    struct kstep_result *res)
 {
 	struct kvcs *v = krun_vcs(r);
 

@@ -7,8 +7,10 @@
 # OUTPUT_DIR (${OUTPUT_DIR}). From commit cF on the kernel panics, and the
 # commits in bad_list panic too.
 # Bisect: for several F, 2 and 3 boxes name the same commit as one box
-# does, in fewer rounds, with boots on every box; box b builds in its own
-# work tree; killed in a round, the rerun takes box b's finished step from
+# does, with boots on every box, each commit handed out ending with a
+# verdict or stopped; box b builds in its own work tree; with box b
+# slow, box a goes on alone and b's step is stopped once a's verdicts make
+# it useless; killed while boxes run, the rerun takes box b's finished step from
 # the journal; a bad pool is a config error; BISECT_TRIES falls back to one
 # box. Patchcheck: 2 boxes report the same failing commits as one box, each
 # commit built once, the boots spread over the boxes; with
@@ -33,6 +35,9 @@ rm -f $T/next-\$box
 n=\$(cat \$2/arch/x86/boot/bzImage)
 echo "\$box \$n" >> $T/boots
 sleep 0.3
+# a box held (hold-BOX) boots only once that file is gone: a slow box
+i=0
+while [ -e $T/hold-\$box ] && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
 if [ "\$n" -ge "\$(cat $T/first_bad)" ] || grep -qx "\$n" $T/bad_list 2>/dev/null; then
 	cat $T/panic.log >> $T/console-\$box.log
 else
@@ -53,8 +58,10 @@ conf() {	# conf STATE EXTRA...
 		"sh -c 'echo test > $T/next-\${BOX}'" \
 		"$console" "$c20" "$@"
 }
-fresh() { rm -f console-* next-* boots bad_list; echo "$1" >first_bad; }
-rounds() { grep -c '^Bisecting: ' "$1"; }
+fresh() { rm -f console-* next-* boots bad_list hold-*; echo "$1" >first_bad; }
+# handed out (a "[ID] SUBJECT (box X)" line), and ended: a verdict or stopped
+handed() { grep -c '^\[[0-9a-f]\{40\}\] .* (box [a-z])$' "$1"; }
+ended() { grep -c '^[0-9a-f]\{12\} (box [a-z]): \(good\|bad\|skip\|stopped, \)' "$1"; }
 
 # 1. one box, 2 boxes and 3 boxes agree, for culprits all over the range
 for f in 1 6 13 20; do
@@ -63,7 +70,6 @@ for f in 1 6 13 20; do
 	conf "st-one-$f" "BOXES = a" >one.conf
 	run_ktest one.conf
 	expect_rc 0 "c$f, one box: the bisect ends"
-	one=$(rounds out)
 	check "c$f, one box: it names c$f" test "$(culprit "st-one-$f")" = "$want"
 	for k in 2 3; do
 		# 3 boxes: two of the culprits are enough
@@ -78,8 +84,8 @@ for f in 1 6 13 20; do
 		expect_rc 0 "c$f, $k boxes: the bisect ends"
 		check "c$f, $k boxes: it names c$f too ($(culprit "st-$k-$f"))" \
 			test "$(culprit "st-$k-$f")" = "$want"
-		check "c$f, $k boxes: $(rounds out) rounds, one box took $one" \
-			test "$(rounds out)" -lt "$one"
+		check "c$f, $k boxes: each of the $(handed out) commits handed out ended, with a verdict or stopped" \
+			test "$(handed out)" = "$(ended out)"
 		check "c$f, $k boxes: box b booted commits too" \
 			grep -q '^b ' boots
 		cp out "out-$k-$f"
@@ -88,7 +94,7 @@ done
 
 # 2. what the pool did, on the last run of section 1 (3 boxes, c20)
 check "every step was printed with its box" \
-	grep -q 'at once, one a box:' out-3-20
+	grep -q ', one a box:' out-3-20
 check "a box's lines say which box they are" \
 	grep -q '^\[box b\] ' out-3-20
 check "box b built in its own work tree under STATE_DIR" \
@@ -99,8 +105,9 @@ check "BUILD_DIR is back where it was, clean" \
 	sh -c "[ \"\$(git -C '$src' rev-parse HEAD)\" = '$c20' ] && [ -z \"\$(git -C '$src' status --porcelain)\" ]"
 steps=$(jq '[.tests[0].steps[]] | length' st-3-20/report.json)
 journalled=$(grep -c 'state=done' st-3-20/journal)
-check "the report and the journal hold every box's steps ($steps, $journalled)" \
-	test "$steps" -ge 4 -a "$steps" = "$journalled"
+verdicts=$(grep -c '^[0-9a-f]\{12\} (box [a-z]): \(good\|bad\|skip\)$' out-3-20)
+check "the report and the journal hold every box's verdict ($steps, $journalled, $verdicts)" \
+	test "$steps" -ge 3 -a "$steps" = "$journalled" -a "$steps" = "$verdicts"
 
 # 3. killed in its second round, the rerun takes the first round's steps
 # (box b's too) from the journal and names the same commit. Its first
@@ -120,7 +127,34 @@ check "killed after $(wc -l <boots) boots, the rerun names c9 (exit $rc)" \
 check "the first round's step on box b ($b1) came from the journal" \
 	grep -q "^\(\[box b\] \)\?bisect $b1: .* in the earlier run (from the journal)" out
 check "no box process of the killed run is left" \
-	sh -c "! pgrep -f 'tail -n +1 -F $T/console-b.log' >/dev/null"
+	sh -c "! pgrep -f 'tail -n [+]1 -F $T/console-b[.]log' >/dev/null"
+
+# 3b. a slow box: box b's boots never end (hold-b) while box a's take a
+# moment. Box a does not wait for b: it takes the next commit each time it
+# ends, until a verdict of its own makes b's commit useless (c3 bad under
+# b's c5); b's step is then stopped, its boot script with it, and the
+# bisect ends without a verdict from b, naming c3.
+fresh 3
+touch hold-b
+conf st-slow "BOXES = a b" >slow.conf
+run_ktest slow.conf
+rm -f hold-b
+cp out out-slow
+b1=$(sed -n 's/^\[\([0-9a-f]\{12\}\).* (box b)$/\1/p' out-slow | head -n 1)
+check "a slow box: the bisect names c3 (exit $rc)" \
+	test "$(culprit st-slow)" = "$c3"
+check "box b's commit ($b1) was stopped, its verdict no longer mattering" \
+	grep -q "^$b1 (box b): stopped, its verdict no longer matters" out-slow
+check "box b gave no verdict" \
+	sh -c "! grep -q '^[0-9a-f]\{12\} (box b): \(good\|bad\|skip\)' out-slow"
+check "box a took commit after commit: $(grep -c '(box a): \(good\|bad\)' out-slow) verdicts" \
+	test "$(grep -c '(box a): \(good\|bad\)' out-slow)" -ge 3
+check "its boot script was stopped with it" \
+	sh -c "! pgrep -f 'boot[.]sh b ' >/dev/null"
+check "the stopped step is not in the journal" \
+	sh -c "! grep 'state=done' st-slow/journal | grep -q 'bisect:$b1'"
+check "nor in the report" \
+	sh -c "! jq -r '.tests[0].steps[].commit' st-slow/report.json | grep -q '^$b1'"
 
 # 4. a bad pool is a config error, and says so
 conf st-bad "BOXES = a a" >bad.conf
