@@ -254,6 +254,11 @@ static size_t series_index(const struct kpatchcheck *p, const char *id)
 	return p->n;
 }
 
+size_t kpatchcheck_index(const struct kpatchcheck *p, const char *id)
+{
+	return series_index(p, id);
+}
+
 void kpatchcheck_late_failure(struct kpatchcheck *p, const char *id,
 			      enum kp_stage stage, const char *why)
 {

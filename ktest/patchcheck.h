@@ -76,6 +76,9 @@ void kpatchcheck_report(struct kpatchcheck *p, enum kp_stage stage,
 void kpatchcheck_late_failure(struct kpatchcheck *p, const char *id,
 			      enum kp_stage stage, const char *why);
 
+/* id's place in the series (0 is the oldest), or the series' length. */
+size_t kpatchcheck_index(const struct kpatchcheck *p, const char *id);
+
 size_t kpatchcheck_failures(const struct kpatchcheck *p,
 			    const struct kp_failure **f);
 size_t kpatchcheck_skipped(const struct kpatchcheck *p, const char ***ids);

@@ -227,7 +227,7 @@ child(struct kpool *p, size_t k, const char *bd, const char *od,
 	r->lab = NULL;		/* ktest's: its own is opened on demand */
 	r->no_journal = true;
 	r->prefix = p->prefix[k];
-	if (k) {	/* box 0 builds and logs where one box does */
+	if (k || p->box0_own_tree) {	/* else where one box builds */
 		store(r, "BUILD_DIR", bd);
 		store(r, "OUTPUT_DIR", od);
 		r->vcs = NULL;	/* BUILD_DIR's, opened at the work tree */
@@ -287,7 +287,7 @@ static int spawn(struct kpool *p, size_t k, const struct kstep_opts *o,
 	bool wt = false;
 	int pfd[2];
 
-	if (k) {
+	if (k || p->box0_own_tree) {
 		box_dirs(p, k, &bd, &od, &wt);
 	} else {
 		bd = xstrdup(krun_opt(r, KOPT_BUILD_DIR) ? krun_opt(r, KOPT_BUILD_DIR) : ".");
@@ -318,42 +318,6 @@ static int spawn(struct kpool *p, size_t k, const struct kstep_opts *o,
 	return 0;
 }
 
-int kpool_run(struct kpool *p, const struct kstep_opts *o,
-	      const char *const *what, struct kstep_result *res, size_t n)
-{
-	struct krun *r = p->r;
-	pid_t pids[KPOOL_MAX] = { 0 };
-	int fds[KPOOL_MAX], ret = 0, ret0;
-	struct msg *m = xcalloc(1, sizeof(*m));
-
-	if (n > p->n)
-		n = p->n;
-	for (size_t k = 1; k < n; k++) {
-		if (spawn(p, k, &o[k], what[k], &pids[k], &fds[k])) {
-			ret = -1;
-			break;
-		}
-	}
-	r->prefix = p->prefix[0];
-	ret0 = ret ? -1 : krun_step_retry(r, &o[0], what[0], &res[0]);
-	r->prefix = NULL;
-	ret |= ret0;
-	/* what the boxes found is kept, in order, even when the run stops */
-	for (size_t k = 1; k < n; k++) {
-		if (!pids[k])
-			continue;
-		if (collect(p, k, pids[k], fds[k], m)) {
-			ret = -1;
-			continue;
-		}
-		res[k] = m->res;
-		if (krun_step_adopt(r, &o[k], &res[k]))
-			ret = -1;
-	}
-	free(m);
-	return ret ? -1 : 0;
-}
-
 int kpool_start(struct kpool *p, size_t k, const struct kstep_opts *o,
 		const char *what)
 {
@@ -372,7 +336,8 @@ bool kpool_busy(const struct kpool *p, size_t k)
 	return k < p->n && p->pid[k] > 0;
 }
 
-int kpool_wait(struct kpool *p, size_t *k, struct kstep_result *res)
+int kpool_wait(struct kpool *p, int timeout_ms, size_t *k,
+	       struct kstep_result *res)
 {
 	struct pollfd pf[KPOOL_MAX];
 	size_t box[KPOOL_MAX], n = 0, i;
@@ -389,11 +354,13 @@ int kpool_wait(struct kpool *p, size_t *k, struct kstep_result *res)
 	if (!n)
 		return -1;
 	for (;;) {
-		int got = poll(pf, n, -1);
+		int got = poll(pf, n, timeout_ms);
 
 		if (got > 0)
 			break;
-		if (got < 0 && errno != EINTR) {
+		if (!got)
+			return 1;
+		if (errno != EINTR) {
 			krun_print(p->r, "ktest: waiting for the boxes: %s\n",
 				   strerror(errno));
 			return -1;

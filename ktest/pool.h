@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * A pool of boxes (BOXES): k steps at once, step k on box k. Box 0 is the
- * configured one and runs in ktest's own process; every other box runs its
- * step in a child process, where ${BOX} is the box's name (so MACHINE,
- * CONSOLE, POWER_CYCLE, QEMU_KERNEL... can name it) and, unless the config
- * already gives it BUILD_DIR and OUTPUT_DIR of its own through ${BOX}, it
- * builds in a work tree and an output directory under STATE_DIR/box-NAME
- * (kept across runs: the next build there is an incremental one). The
- * child journals nothing: it hands its result back, and the main process
- * puts the steps into the report and the journal in the order given, so a
- * rerun replays them as any other step.
+ * A pool of boxes (BOXES): one step a box, each box on its own time. Each
+ * box runs its step in a child process, where ${BOX} is the box's name (so
+ * MACHINE, CONSOLE, POWER_CYCLE, QEMU_KERNEL... can name it). Box 0 is the
+ * configured one and builds in BUILD_DIR and OUTPUT_DIR; every other box
+ * (and box 0 too with box0_own_tree), unless the config already gives it
+ * BUILD_DIR and OUTPUT_DIR of its own through ${BOX}, builds in a work
+ * tree and an output directory under STATE_DIR/box-NAME (kept across
+ * runs: the next build there is an incremental one). The child journals
+ * nothing: it hands its result back, and the main process puts the step
+ * into the report and the journal as it comes, so a rerun replays it as
+ * any other step.
  */
 #ifndef KTEST_POOL_H
 #define KTEST_POOL_H
@@ -33,6 +34,9 @@ struct kpool {
 	pid_t pid[KPOOL_MAX];
 	int fd[KPOOL_MAX];
 	const struct kstep_opts *o[KPOOL_MAX];
+	/* box 0 too builds in a work tree of its own (kpool_start): the
+	 * patchcheck builds in BUILD_DIR meanwhile */
+	bool box0_own_tree;
 };
 
 /*
@@ -42,20 +46,12 @@ struct kpool {
  */
 struct kpool *kpool_new(struct krun *r, char *why, size_t len);
 
-/*
- * Runs the n steps o[] at once (o[k] on box k, n <= the pool's size;
- * what[k] names them in messages) with krun_step_retry, then adopts them
- * in order. Returns 0 with res[] filled, or -1 when the run must stop
- * (any step's -1, or a box that could not be started).
- */
-int kpool_run(struct kpool *p, const struct kstep_opts *o,
-	      const char *const *what, struct kstep_result *res, size_t n);
 
 /*
- * One step a box, each box on its own time (the bisect's schedule): box k
- * (k < n, box 0 too) runs o in a process of its own; box 0's builds in
- * BUILD_DIR and OUTPUT_DIR, and ktest's own lab is closed first (the box
- * opens its own). o and its strings must stay valid until the box ends
+ * One step a box, each box on its own time (the bisect's schedule, the
+ * patchcheck's boots): box k (k < n, box 0 too) runs o in a process of its
+ * own; box 0's builds in BUILD_DIR and OUTPUT_DIR (unless box0_own_tree),
+ * and ktest's own lab is closed first (the box opens its own). o and its strings must stay valid until the box ends
  * (kpool_wait, kpool_stop). Returns 0, or -1 (printed) when the box could
  * not be started.
  */
@@ -66,12 +62,14 @@ int kpool_start(struct kpool *p, size_t k, const struct kstep_opts *o,
 bool kpool_busy(const struct kpool *p, size_t k);
 
 /*
- * Waits for the first of the busy boxes to end: its index in *k, its
- * result in res, adopted (the report, the journal). Returns 0, or -1 when
+ * Waits up to timeout_ms (-1: for as long as it takes) for the first of
+ * the busy boxes to end: its index in *k, its result in res, adopted (the
+ * report, the journal). Returns 0, 1 when none ended in time, or -1 when
  * the run must stop (the step's -1, a box that ended without a result, or
  * no box busy).
  */
-int kpool_wait(struct kpool *p, size_t *k, struct kstep_result *res);
+int kpool_wait(struct kpool *p, int timeout_ms, size_t *k,
+	       struct kstep_result *res);
 
 /*
  * Stops box k's step (SIGTERM: its make and its commands stopped with it,

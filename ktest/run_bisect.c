@@ -921,7 +921,7 @@ static int schedule(struct bis *s, const struct kb_step *st, size_t n)
 			nfree += !kpool_busy(p, k);
 		if (nfree == p->n)
 			break;
-		if (kpool_wait(p, &k, &res) || take(s, bs, k, &res)) {
+		if (kpool_wait(p, -1, &k, &res) || take(s, bs, k, &res)) {
 			ret = -1;
 			break;
 		}

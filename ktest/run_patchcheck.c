@@ -10,15 +10,16 @@
  *
  * BOXES (pool.h), in a boot or test patchcheck: the commits are still
  * built one after the other in BUILD_DIR (a build's warnings are judged
- * against the one before), each into the build cache; every k builds that
- * pass are booted (and tested) at once, one a box, each box taking its
- * commit's build from the cache.
+ * against the one before), each into the build cache; each build that
+ * passes is booted (and tested) on the next free box, which takes it from
+ * the cache in a work tree of its own, while the next commits build.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conf/strmap.h"
+#include "ktest/bisect.h"
 #include "ktest/patchcheck.h"
 #include "ktest/pool.h"
 #include "ktest/run.h"
@@ -178,50 +179,127 @@ static int check_one(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 	return 0;
 }
 
-/* Boots (tests) ids[0..n) at once, one a box; their failures recorded late. */
-static int boot_round(struct krun *r, struct kpool *pool, struct kpatchcheck *p,
-		      struct strmap *subjects, char **ids, size_t n,
-		      const char *bt)
-{
-	struct kstep_opts o[KPOOL_MAX];
-	struct kstep_result *res = xcalloc(n, sizeof(*res));
-	char what[KPOOL_MAX][32];
-	const char *whats[KPOOL_MAX];
-	int ret;
+/* BOXES: a commit whose build passed, booted (tested) on a box */
+struct pc_boot {
+	char id[KB_ID_LEN];
+	size_t index;		/* in the series */
+	char what[32];
+	struct kstep_opts o;
+};
 
-	krun_print(r, "\nBooting %zu commit%s at once, one a box:\n", n,
-		   n == 1 ? "" : "s");
-	for (size_t k = 0; k < n; k++) {
-		memset(&o[k], 0, sizeof(o[k]));
-		o[k].kind = "patchcheck";
-		o[k].level = krun_level(r, KOPT_PATCHCHECK_TYPE);
-		o[k].steps_left = -1;
-		o[k].left = -1;
-		o[k].commit = ids[k];
-		o[k].subject = strmap_get(subjects, ids[k]);
-		o[k].build_type = bt;
-		o[k].noclean = true;
-		o[k].force_checkout = true;
-		o[k].cache_build = true;
-		o[k].settle_ms = krun_int(r, KOPT_PATCHCHECK_SLEEP_TIME, 60) * 1000;
-		snprintf(what[k], sizeof(what[k]), "commit %.12s", ids[k]);
-		whats[k] = what[k];
-		krun_print(r, "  %.12s %s (box %s)\n", ids[k],
-			   o[k].subject ? o[k].subject : "", pool->names[k]);
+struct pc_sched {
+	struct krun *r;
+	struct kpool *pool;
+	struct kpatchcheck *p;
+	struct strmap *subjects;
+	const char *bt;
+	struct pc_boot *queue;	/* built, waiting for a box, oldest first */
+	size_t nqueue;
+	struct pc_boot box[KPOOL_MAX];
+};
+
+/* With PATCHCHECK_STOP_AT_FIRST and a failure: the series' first one. */
+static bool past_first(struct pc_sched *c, size_t index)
+{
+	const struct kp_failure *f;
+
+	if (!kpatchcheck_failures(c->p, &f) ||
+	    !krun_bool(c->r, KOPT_PATCHCHECK_STOP_AT_FIRST))
+		return false;
+	return index > kpatchcheck_index(c->p, f[0].id);
+}
+
+/* The boots queued go to the free boxes, oldest first. */
+static int dispatch(struct pc_sched *c)
+{
+	struct kpool *pool = c->pool;
+
+	for (size_t k = 0; k < pool->n && c->nqueue; k++) {
+		struct pc_boot *b = &c->box[k];
+
+		if (kpool_busy(pool, k))
+			continue;
+		*b = c->queue[0];
+		memmove(c->queue, c->queue + 1, --c->nqueue * sizeof(*c->queue));
+		memset(&b->o, 0, sizeof(b->o));
+		b->o.kind = "patchcheck";
+		b->o.level = krun_level(c->r, KOPT_PATCHCHECK_TYPE);
+		b->o.steps_left = -1;
+		b->o.left = -1;
+		b->o.commit = b->id;
+		b->o.subject = strmap_get(c->subjects, b->id);
+		b->o.build_type = c->bt;
+		b->o.noclean = true;
+		b->o.force_checkout = true;
+		b->o.cache_build = true;
+		b->o.settle_ms = krun_int(c->r, KOPT_PATCHCHECK_SLEEP_TIME, 60) * 1000;
+		snprintf(b->what, sizeof(b->what), "commit %.12s", b->id);
+		krun_print(c->r, "Booting %.12s %s (box %s)\n", b->id,
+			   b->o.subject ? b->o.subject : "", pool->names[k]);
+		if (kpool_start(pool, k, &b->o, b->what))
+			return -1;
 	}
-	ret = kpool_run(pool, o, whats, res, n);
-	for (size_t k = 0; !ret && k < n; k++)
-		if (to_stage(&res[k]) != KP_OK)
-			kpatchcheck_late_failure(p, ids[k], to_stage(&res[k]),
-						 res[k].why[0] ? res[k].why : NULL);
-	free(res);
-	return ret;
+	return 0;
+}
+
+/* Any box busy */
+static bool boxes_busy(const struct kpool *pool)
+{
+	for (size_t k = 0; k < pool->n; k++)
+		if (kpool_busy(pool, k))
+			return true;
+	return false;
+}
+
+/*
+ * The boxes that ended within timeout_ms (-1: the first one, however long
+ * it takes; 0: only those that have): their failures recorded late, and
+ * with PATCHCHECK_STOP_AT_FIRST what comes after the first failure dropped.
+ */
+static int collect_boots(struct pc_sched *c, int timeout_ms)
+{
+	struct kpool *pool = c->pool;
+
+	while (boxes_busy(pool)) {
+		struct kstep_result res;
+		enum kp_stage st;
+		size_t k;
+		int got = kpool_wait(pool, timeout_ms, &k, &res);
+
+		if (got < 0)
+			return -1;
+		if (got > 0)
+			return 0;
+		st = to_stage(&res);
+		if (st == KP_OK)
+			krun_print(c->r, "%.12s (box %s): passed\n",
+				   c->box[k].id, pool->names[k]);
+		else
+			krun_print(c->r, "%.12s (box %s): failed (%s)\n",
+				   c->box[k].id, pool->names[k], stage_name(st));
+		if (st != KP_OK)
+			kpatchcheck_late_failure(c->p, c->box[k].id, st,
+						 res.why[0] ? res.why : NULL);
+		for (size_t j = 0; j < pool->n; j++) {
+			if (!kpool_busy(pool, j) || !past_first(c, c->box[j].index))
+				continue;
+			kpool_stop(pool, j);
+			krun_print(c->r, "%.12s (box %s): stopped, after the first failure (PATCHCHECK_STOP_AT_FIRST)\n",
+				   c->box[j].id, pool->names[j]);
+		}
+		while (c->nqueue && past_first(c, c->queue[c->nqueue - 1].index))
+			c->nqueue--;
+		if (timeout_ms)
+			return 0;
+	}
+	return 0;
 }
 
 /*
  * The series in order. With a pool (BOXES), only the builds are made
- * here, in order in BUILD_DIR (warnings judged as on one box), and every
- * pool-full of good builds is booted at once.
+ * here, in order in BUILD_DIR (warnings judged as on one box); each build
+ * that passes goes to the next free box, which boots (tests) it from the
+ * build cache in a work tree of its own while the next commits build.
  */
 static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 			struct strmap *subjects, struct kpool *pool)
@@ -229,31 +307,37 @@ static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 	struct kp_seen *seen = kp_seen_new();
 	const char *min = krun_opt(r, KOPT_MIN_CONFIG);
 	char *bt = min && *min ? xasprintf("useconfig:%s", min) : xstrdup("oldconfig");
-	char *ids[KPOOL_MAX];
-	size_t nb = 0;
-	bool done = false, passed;
+	struct pc_sched c = { .r = r, .pool = pool, .p = p,
+			      .subjects = subjects, .bt = bt };
+	bool passed;
 	int ret = 0;
 
-	while (!ret && !done) {
+	if (pool) {
+		pool->box0_own_tree = true;
+		c.queue = xcalloc(kpatchcheck_total(p) + 1, sizeof(*c.queue));
+	}
+	while (!ret) {
 		struct kp_step st;
 
+		if (pool)
+			ret = collect_boots(&c, 0) ? -1 : dispatch(&c);
 		kpatchcheck_next(p, &st);
-		done = st.done;
-		if (!done) {
-			ret = check_one(r, v, p, &st, subjects, seen, bt,
-					pool != NULL, &passed);
-			if (!ret && pool && passed)
-				ids[nb++] = xstrdup(st.id);
-		}
-		if (!ret && nb && (nb == pool->n || done)) {
-			ret = boot_round(r, pool, p, subjects, ids, nb, bt);
-			for (size_t k = 0; k < nb; k++)
-				free(ids[k]);
-			nb = 0;
+		if (ret || st.done)
+			break;
+		ret = check_one(r, v, p, &st, subjects, seen, bt,
+				pool != NULL, &passed);
+		if (!ret && pool && passed && !past_first(&c, st.index)) {
+			struct pc_boot *b = &c.queue[c.nqueue++];
+
+			snprintf(b->id, sizeof(b->id), "%s", st.id);
+			b->index = st.index;
 		}
 	}
-	for (size_t k = 0; k < nb; k++)
-		free(ids[k]);
+	while (!ret && pool && (c.nqueue || boxes_busy(pool)))
+		ret = dispatch(&c) || collect_boots(&c, -1) ? -1 : 0;
+	if (pool)
+		kpool_stop_all(pool);
+	free(c.queue);
 	free(bt);
 	kp_seen_free(seen);
 	return ret;

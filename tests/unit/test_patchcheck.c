@@ -363,6 +363,10 @@ static void test_late_failures(void **state)
 	kpatchcheck_next(p, &s);
 	assert_false(s.done);
 	assert_int_equal(s.index, 4);
+	/* where a late failure goes: the series' order */
+	assert_int_equal(kpatchcheck_index(p, ids[0]), 0);
+	assert_int_equal(kpatchcheck_index(p, ids[3]), 3);
+	assert_int_equal(kpatchcheck_index(p, "no such commit"), NIDS);
 	kpatchcheck_free(p);
 
 	o.stop_at_first = true;
