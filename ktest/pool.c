@@ -24,11 +24,36 @@
 #include "ktest/run.h"
 #include "ktest/vcs.h"
 
+#define MAX_TRIES 8
+
+/* One run of the step that the lab failed (INFRA), retried after it */
+struct try {
+	char kind[64];
+	struct kstep_result res;
+};
+
 struct msg {
 	int ret;
 	bool infra, unhealthy, config_error, die;
 	struct kstep_result res;
+	/* the INFRA runs before res, for the report and the journal as on
+	 * one box (the last is res's own when the step gave up) */
+	size_t ntries;
+	struct try tries[MAX_TRIES];
 };
+
+/* The child's record of each INFRA run of its step */
+static void record_try(void *ctx, const struct kstep_opts *o,
+		       const struct kstep_result *res)
+{
+	struct msg *m = ctx;
+
+	if (res->verdict != KV_INFRA || m->ntries == MAX_TRIES)
+		return;
+	snprintf(m->tries[m->ntries].kind, sizeof(m->tries[0].kind), "%s",
+		 o->kind);
+	m->tries[m->ntries++].res = *res;
+}
 
 static bool good_name(const char *s)
 {
@@ -236,6 +261,8 @@ child(struct kpool *p, size_t k, const char *bd, const char *od,
 		r->dmesg = per_box(r->dmesg, p->names[k]);
 	}
 	unsetenv("KTEST_CONSOLE");
+	r->step_done = record_try;
+	r->step_done_ctx = m;
 	m->ret = *od && kcmd_mkdirs(od) ? -1 :
 		 krun_step_retry(r, o, what, &m->res);
 	if (m->ret && !m->res.why[0])
@@ -263,6 +290,7 @@ static int collect(struct kpool *p, size_t k, pid_t pid, int fd,
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (got != sizeof(*m)) {
+		memset(m, 0, sizeof(*m));	/* nothing of it is taken */
 		krun_print(r, "ktest: box %s: its process ended without a result (%s %d)\n",
 			   p->names[k], WIFSIGNALED(st) ? "signal" : "exit status",
 			   WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
@@ -372,6 +400,14 @@ int kpool_wait(struct kpool *p, int timeout_ms, size_t *k,
 	m = xcalloc(1, sizeof(*m));
 	ret = collect(p, *k, p->pid[*k], p->fd[*k], m);
 	p->pid[*k] = 0;
+	/* the lab's failed runs first, as one box reports them */
+	for (size_t j = 0; j < m->ntries && j < MAX_TRIES; j++) {
+		struct kstep_opts t = *p->o[*k];
+
+		t.kind = m->tries[j].kind;
+		if (krun_step_adopt(p->r, &t, &m->tries[j].res))
+			ret = -1;
+	}
 	if (!ret) {
 		*res = m->res;
 		ret = krun_step_adopt(p->r, p->o[*k], res);

@@ -23,6 +23,9 @@ struct kvcs;
 struct kp_seen;
 struct krun_lab;
 
+struct kstep_opts;
+struct kstep_result;
+
 struct krun {
 	struct kconfig *c;
 	const char *config_path;
@@ -71,6 +74,11 @@ struct krun {
 	 * seen (before BOOTED_TIMEOUT's quiet time ends it), once */
 	void (*kernel_booted)(void *ctx);
 	void *kernel_booted_ctx;
+	/* each run of a step, as it ends (a box of the pool hands its
+	 * INFRA attempts up with it) */
+	void (*step_done)(void *ctx, const struct kstep_opts *o,
+			  const struct kstep_result *res);
+	void *step_done_ctx;
 	/* a box of the pool (pool.h): its lines start with prefix, and its
 	 * steps go to the journal through the main process */
 	const char *prefix;

@@ -803,6 +803,8 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 	memcpy(res->ms, ms, sizeof(ms));
 	free(mods);
 	to_report(r, o, res, ms);
+	if (r->step_done)
+		r->step_done(r->step_done_ctx, o, res);
 	return journal_step(r, key, "done", res, ms);
 }
 

@@ -31,6 +31,12 @@ make_series "$src" 20
 cat >boot.sh <<EOF
 #!/bin/sh
 box=\$1
+# infra-BOX holds how many power cycles of that box fail (a lab fault)
+if [ -s $T/infra-\$box ] && [ "\$(cat $T/infra-\$box)" -gt 0 ]; then
+	echo \$((\$(cat $T/infra-\$box) - 1)) > $T/infra-\$box
+	echo "pdu: outlet \$box: no answer" >&2
+	exit 1
+fi
 [ "\$(cat $T/next-\$box 2>/dev/null)" = test ] || exit 0
 rm -f $T/next-\$box
 n=\$(cat \$2/arch/x86/boot/bzImage)
@@ -59,7 +65,7 @@ conf() {	# conf STATE EXTRA...
 		"sh -c 'echo test > $T/next-\${BOX}'" \
 		"$console" "$c20" "$@"
 }
-fresh() { rm -f console-* next-* boots bad_list hold-*; echo "$1" >first_bad; }
+fresh() { rm -f console-* next-* boots bad_list hold-* infra-*; echo "$1" >first_bad; }
 # handed out (a "[ID] SUBJECT (box X)" line), and ended: a verdict or stopped
 handed() { grep -c '^\[[0-9a-f]\{40\}\] .* (box [a-z])$' "$1"; }
 ended() { grep -c '^[0-9a-f]\{12\} (box [a-z]): \(good\|bad\|skip\|stopped, \)' "$1"; }
@@ -159,6 +165,37 @@ check "the stopped step is not in the journal" \
 check "nor in the report" \
 	sh -c "! jq -r '.tests[0].steps[].commit' st-slow/report.json | grep -q '^$b1'"
 
+# 3c. box b's first power cycle fails (the lab's fault, INFRA): the box
+# runs its step again, and its failed run is in the report and the
+# journal as one box's would be. Box a is held until box b's step is in
+# the journal (its failed run and its verdict), so that nothing of a's
+# can make b's commit useless first.
+fresh 7
+echo 1 >infra-b
+touch hold-a
+conf st-infra "BOXES = a b" >infra.conf
+(
+	i=0
+	while [ "$(cat st-infra/journal 2>/dev/null | grep -c 'key=bisect:.*state=done')" -lt 2 ] &&
+		[ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	rm -f hold-a
+) &
+lifter=$!
+run_ktest infra.conf
+wait "$lifter"
+b1=$(sed -n 's/^\[\([0-9a-f]\{40\}\)\] .* (box b)$/\1/p' out | head -n 1)
+check "box b's power cycle failed once, and the bisect names c7 (exit $rc)" \
+	test "$(culprit st-infra)" = "$c7"
+check "box b said so and ran its step again" \
+	grep -q '^\[box b\] INFRA trouble (.*); trying .* again (retry 1 of 2)' out
+check "the report has box b's failed run as INFRA" \
+	test "$(jq -r --arg c "$b1" '[.tests[0].steps[] | select(.commit == $c) | .verdict] | join(" ")' st-infra/report.json)" = "INFRA GOOD"
+check "and so has the journal" \
+	grep -q "key=bisect:$b1	state=done	verdict=INFRA" st-infra/journal
+
 # 4. a bad pool is a config error, and says so
 conf st-bad "BOXES = a a" >bad.conf
 run_ktest bad.conf
@@ -230,7 +267,7 @@ rm -f held-too-long
 pconf st-pc4 "BOXES = a b" >pc4.conf
 (
 	i=0
-	while [ "$(grep -c 'key=patchcheck-build:.*state=done' st-pc4/journal 2>/dev/null)" != 8 ] &&
+	while [ "$(cat st-pc4/journal 2>/dev/null | grep -c 'key=patchcheck-build:.*state=done')" != 8 ] &&
 		[ $i -lt 600 ]; do
 		sleep 0.1
 		i=$((i + 1))
