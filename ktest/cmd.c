@@ -157,11 +157,37 @@ static bool group_empty(const struct kcmd_child *c)
 	return !kleft_group_runs(c->pid);
 }
 
-/* Waits up to wait_ms for output or the child's exit, and takes them in. */
+/* The caller's watch (kcmd_set_watch), or NULL */
+static const struct kcmd_watch *watch;
+
+void kcmd_set_watch(const struct kcmd_watch *w)
+{
+	watch = w;
+}
+
+/* One of the watch's descriptors is readable: ready(), not watched meanwhile. */
+static void watched(const struct pollfd *p, nfds_t from, nfds_t n)
+{
+	const struct kcmd_watch *w = watch;
+
+	for (nfds_t i = from; i < n; i++) {
+		if (!p[i].revents)
+			continue;
+		watch = NULL;
+		w->ready(w->ctx);
+		watch = w;
+		return;
+	}
+}
+
+/*
+ * Waits up to wait_ms for output, the child's exit or the watch, and takes
+ * them in.
+ */
 static void wait_some(struct kcmd_child *c, long wait_ms)
 {
-	struct pollfd p[2];
-	nfds_t n = 0;
+	struct pollfd p[2 + KCMD_WATCH_MAX];
+	nfds_t n = 0, own;
 
 	if (!c->reaped && c->pidfd < 0 && (wait_ms < 0 || wait_ms > KCMD_TICK_MS))
 		wait_ms = KCMD_TICK_MS;
@@ -171,9 +197,18 @@ static void wait_some(struct kcmd_child *c, long wait_ms)
 		p[n++] = (struct pollfd){ .fd = c->out, .events = POLLIN };
 	if (!c->reaped && c->pidfd >= 0)
 		p[n++] = (struct pollfd){ .fd = c->pidfd, .events = POLLIN };
-	if (poll(p, n, (int)wait_ms) > 0 && c->out >= 0 &&
-	    (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
-		read_output(c);
+	own = n;
+	if (watch) {
+		int got = watch->fds(watch->ctx, p + n, KCMD_WATCH_MAX);
+
+		n += got > 0 ? (nfds_t)got : 0;
+	}
+	if (poll(p, n, (int)wait_ms) > 0) {
+		if (c->out >= 0 && (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			read_output(c);
+		if (watch)
+			watched(p, own, n);
+	}
 	try_reap(c, false);
 }
 
@@ -384,6 +419,12 @@ int kcmd_stop_running(void)
 	}
 	errno = saved;
 	return 1;
+}
+
+void kcmd_after_fork(void)
+{
+	running_pgid = 0;
+	watch = NULL;
 }
 
 static int run(const char *const *argv, bool path, const struct kcmd_opts *o,

@@ -52,6 +52,29 @@ int kcmd_runv(const char *const *argv, const struct kcmd_opts *o,
  */
 int kcmd_stop_running(void);
 
+/*
+ * What else a caller waits for while its commands run (the boxes of a
+ * pool while ktest builds): kcmd_run and kcmd_runv poll fds(), up to
+ * KCMD_WATCH_MAX descriptors, beside the command, and call ready() when
+ * one of them is readable. While ready() runs, nothing is watched (a
+ * command it runs is not watched in turn). NULL: nothing watched.
+ */
+#define KCMD_WATCH_MAX	16
+struct pollfd;
+struct kcmd_watch {
+	int (*fds)(void *ctx, struct pollfd *p, int max);
+	void (*ready)(void *ctx);
+	void *ctx;
+};
+void kcmd_set_watch(const struct kcmd_watch *w);
+
+/*
+ * In a process just forked: the parent's command running now and its
+ * watch are not this process's (kcmd_stop_running would stop the
+ * parent's command).
+ */
+void kcmd_after_fork(void);
+
 /* A one-line description of how it ended: "exit 2", "killed by SIGKILL",
  * "timed out after 600 s". */
 const char *kcmd_describe(const struct kcmd_result *r, char *buf, size_t len);

@@ -243,9 +243,16 @@ child(struct kpool *p, size_t k, const char *bd, const char *od,
 	struct krun *r = p->r;
 	struct msg *m = xcalloc(1, sizeof(*m));
 	struct sigaction sa = { .sa_handler = on_term };
+	sigset_t term;
 
+	/* forked while ktest ran a command (a patchcheck's build): that one
+	 * is not this process's to stop, nor its watch this one's */
+	kcmd_after_fork();
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &term, NULL);
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
 		_exit(1);
 	store(r, "BOX", p->names[k]);
@@ -362,6 +369,16 @@ int kpool_start(struct kpool *p, size_t k, const struct kstep_opts *o,
 bool kpool_busy(const struct kpool *p, size_t k)
 {
 	return k < p->n && p->pid[k] > 0;
+}
+
+int kpool_pollfds(const struct kpool *p, struct pollfd *pf, int max)
+{
+	int n = 0;
+
+	for (size_t k = 0; k < p->n && n < max; k++)
+		if (kpool_busy(p, k))
+			pf[n++] = (struct pollfd){ .fd = p->fd[k], .events = POLLIN };
+	return n;
 }
 
 int kpool_wait(struct kpool *p, int timeout_ms, size_t *k,

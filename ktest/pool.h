@@ -62,6 +62,13 @@ int kpool_start(struct kpool *p, size_t k, const struct kstep_opts *o,
 bool kpool_busy(const struct kpool *p, size_t k);
 
 /*
+ * The busy boxes' result pipes, readable once the box ended (for a
+ * kcmd_watch): how many were put in pf (max at most).
+ */
+struct pollfd;
+int kpool_pollfds(const struct kpool *p, struct pollfd *pf, int max);
+
+/*
  * Waits up to timeout_ms (-1: for as long as it takes) for the first of
  * the busy boxes to end: its index in *k, its result in res, adopted (the
  * report, the journal). Returns 0, 1 when none ended in time, or -1 when

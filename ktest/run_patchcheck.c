@@ -12,7 +12,9 @@
  * built one after the other in BUILD_DIR (a build's warnings are judged
  * against the one before), each into the build cache; each build that
  * passes is booted (and tested) on the next free box, which takes it from
- * the cache in a work tree of its own, while the next commits build.
+ * the cache in a work tree of its own, while the next commits build. A
+ * box that ends during a build takes the next commit queued at once (the
+ * build's commands watch the boxes: kcmd_set_watch).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 
 #include "conf/strmap.h"
 #include "ktest/bisect.h"
+#include "ktest/cmd.h"
 #include "ktest/patchcheck.h"
 #include "ktest/pool.h"
 #include "ktest/run.h"
@@ -196,6 +199,7 @@ struct pc_sched {
 	struct pc_boot *queue;	/* built, waiting for a box, oldest first */
 	size_t nqueue;
 	struct pc_boot box[KPOOL_MAX];
+	bool failed;		/* a box's end, taken during a build, stops the run */
 };
 
 /* With PATCHCHECK_STOP_AT_FIRST and a failure: the series' first one. */
@@ -295,6 +299,43 @@ static int collect_boots(struct pc_sched *c, int timeout_ms)
 	return 0;
 }
 
+/* kcmd_watch: the boxes, while ktest builds */
+static int box_fds(void *ctx, struct pollfd *pf, int max)
+{
+	struct pc_sched *c = ctx;
+
+	return c->failed ? 0 : kpool_pollfds(c->pool, pf, max);
+}
+
+/* A box ended during a build: its result taken, the free boxes given the
+ * next commits queued. */
+static void box_ended(void *ctx)
+{
+	struct pc_sched *c = ctx;
+
+	if (!c->failed && (collect_boots(c, 0) || dispatch(c)))
+		c->failed = true;
+}
+
+/*
+ * One commit's build (with a pool) while the boxes are watched: a box
+ * that ends meanwhile takes the next commit queued without waiting for
+ * the build to end.
+ */
+static int build_one(struct pc_sched *c, struct kvcs *v, const struct kp_step *st,
+		     struct kp_seen *seen, bool *passed)
+{
+	const struct kcmd_watch w = { .fds = box_fds, .ready = box_ended,
+				      .ctx = c };
+	int ret;
+
+	kcmd_set_watch(&w);
+	ret = check_one(c->r, v, c->p, st, c->subjects, seen, c->bt, true,
+			passed);
+	kcmd_set_watch(NULL);
+	return ret || c->failed ? -1 : 0;
+}
+
 /*
  * The series in order. With a pool (BOXES), only the builds are made
  * here, in order in BUILD_DIR (warnings judged as on one box); each build
@@ -324,8 +365,11 @@ static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 		kpatchcheck_next(p, &st);
 		if (ret || st.done)
 			break;
-		ret = check_one(r, v, p, &st, subjects, seen, bt,
-				pool != NULL, &passed);
+		if (pool)
+			ret = build_one(&c, v, &st, seen, &passed);
+		else
+			ret = check_one(r, v, p, &st, subjects, seen, bt,
+					false, &passed);
 		if (!ret && pool && passed && !past_first(&c, st.index)) {
 			struct pc_boot *b = &c.queue[c.nqueue++];
 

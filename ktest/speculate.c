@@ -150,6 +150,7 @@ static void child_signals(pid_t parent)
 {
 	struct sigaction sa = { .sa_handler = on_term };
 
+	kcmd_after_fork();	/* a command of the parent's is not ours */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGINT, SIG_IGN);	/* the parent decides */

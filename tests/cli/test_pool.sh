@@ -14,7 +14,8 @@
 # the journal; a bad pool is a config error; BISECT_TRIES falls back to one
 # box. Patchcheck: 2 boxes report the same failing commits as one box, each
 # commit built once, the boots spread over the boxes, the builds going on
-# while the boxes boot; with
+# while the boxes boot, a box that ends during a build taking the next
+# commit at once; with
 # PATCHCHECK_STOP_AT_FIRST only the first.
 . "$(dirname "$0")/../lib.sh"
 
@@ -284,5 +285,45 @@ check "and the answer is the same ($(failing out))" test "$(failing out)" = "$on
 check "each box booted in a work tree of its own, box a too" \
 	sh -c "[ -e st-pc4/box-a/src/.git ] && [ -e st-pc4/box-b/src/.git ]"
 check "every commit was booted once" test "$(wc -l <boots)" = 8
+
+# 6c. a box that ends during a build takes the next commit queued at once:
+# c6's build is held (held-build) while c3..c5 wait for a box and both
+# boxes are held in c1's and c2's boots; once the boxes are let go, a third
+# boot must start while c6 still builds (15 s at most)
+cat >make.sh <<EOF
+#!/bin/sh
+if [ "\$(cat version)" = 6 ]; then
+	touch $T/building-6
+	i=0
+	while [ -e $T/hold-build ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+fi
+exec make "\$@"
+EOF
+fresh 999
+printf '4\n7\n' >bad_list
+touch hold-a hold-b hold-build
+rm -f building-6 third-boot-late
+pconf st-pc5 "BOXES = a b" "MAKE_CMD = sh $T/make.sh" >pc5.conf
+(
+	i=0
+	while [ ! -e building-6 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	rm -f hold-a hold-b
+	i=0
+	while [ "$(cat boots 2>/dev/null | wc -l)" -lt 3 ] && [ $i -lt 150 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ "$(cat boots 2>/dev/null | wc -l)" -ge 3 ] || touch third-boot-late
+	rm -f hold-build
+) &
+lifter=$!
+run_ktest pc5.conf
+wait "$lifter"
+check "c6's build was held: the boxes were let go while it built" \
+	grep -q 'c6: change 6' st-pc5.log
+check "a box took c3 while c6 was still building" test ! -e third-boot-late
+check "and the answer is the same ($(failing out))" test "$(failing out)" = "$one"
+check "every commit was booted once, on both boxes ($(awk '{ print $1 }' boots | sort | uniq -c | tr '\n' ' '))" \
+	sh -c "[ \$(wc -l <boots) = 8 ] && grep -q '^a ' boots && grep -q '^b ' boots"
 
 finish
