@@ -432,6 +432,7 @@ static int run(const char *const *argv, bool path, const struct kcmd_opts *o,
 {
 	static const struct kcmd_opts none;
 	struct kcmd_child c = { .out = -1, .pidfd = -1 };
+	pid_t outer = (pid_t)running_pgid;	/* a watch's ready() runs us */
 	char note[KLEFT_NAME_MAX];
 	long start = now_ms(), deadline;
 	bool timed_out = false;
@@ -463,7 +464,7 @@ static int run(const char *const *argv, bool path, const struct kcmd_opts *o,
 	}
 	if (timed_out || !group_empty(&c))
 		stop_group(&c);
-	running_pgid = 0;
+	running_pgid = outer;
 	kleft_forget(note);
 	drain(&c);
 	if (c.pidfd >= 0)

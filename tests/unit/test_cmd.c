@@ -4,7 +4,7 @@
  * into lines (partial, empty, longer than the buffer), RUN_TIMEOUT on a
  * chatty and a silent command, the whole process group stopped (a
  * backgrounded grandchild too), nothing left behind, env, cwd, descriptors,
- * EINTR, and the two text helpers.
+ * EINTR, the caller's watch (kcmd_set_watch), and the two text helpers.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -283,7 +284,8 @@ static void test_timeout_term_ignored(void **state)
 	assert_true(r.timed_out);
 	assert_int_equal(r.signal, SIGKILL);
 	assert_true(r.elapsed_ms >= 2200);
-	assert_true(r.elapsed_ms < 4000);
+	/* the fork cannot reap the group: it waits out its 4 s bound */
+	assert_true(r.elapsed_ms < 10000);
 	assert_int_equal(l.n, 1);
 	assert_true(dead((pid_t)atoi(l.v[0])));
 	lines_free(&l);
@@ -417,6 +419,140 @@ static void test_eintr(void **state)
 	signal(SIGALRM, SIG_DFL);
 	assert_string_equal(s, "a\nb\n3");
 	free(s);
+}
+
+/* kcmd_set_watch: a pipe written to 0.2 s into a 1 s command */
+struct watch_state {
+	int fd;			/* -1 once at EOF */
+	int calls;
+	long first_ms;		/* when ready() was first called */
+	char got;
+	int nested;		/* a watch call while ready() ran */
+	int child_stopped;	/* what kcmd_stop_running said in a fork */
+	bool as_handler;	/* the fork stops the command, as ktest's
+				 * SIGINT handler would (no kcmd_after_fork) */
+};
+
+static int watch_fds(void *ctx, struct pollfd *p, int max)
+{
+	struct watch_state *w = ctx;
+
+	assert_true(max >= 1);
+	if (w->calls && !w->first_ms)
+		w->nested++;
+	if (w->fd < 0)
+		return 0;
+	p[0] = (struct pollfd){ .fd = w->fd, .events = POLLIN };
+	return 1;
+}
+
+static void watch_ready(void *ctx)
+{
+	struct watch_state *w = ctx;
+	struct kcmd_result r;
+	char c;
+	ssize_t n = read(w->fd, &c, 1);
+	pid_t pid;
+	int st;
+
+	w->calls++;
+	if (n <= 0) {
+		close(w->fd);
+		w->fd = -1;
+		return;
+	}
+	w->got = c;
+	/* a command run from ready() is not watched in turn */
+	assert_int_equal(kcmd_run("true", NULL, &r), 0);
+	w->first_ms = now_ms();
+	/* a process forked here, during the command: not its to stop */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		if (!w->as_handler)
+			kcmd_after_fork();
+		_exit(kcmd_stop_running() ? 3 : 0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	w->child_stopped = WEXITSTATUS(st);
+}
+
+static void test_watch(void **state)
+{
+	struct watch_state w = { .fd = -1 };
+	const struct kcmd_watch kw = { .fds = watch_fds, .ready = watch_ready,
+				       .ctx = &w };
+	struct lines l = { 0 };
+	struct kcmd_result r;
+	long t0;
+	int p[2];
+	pid_t writer;
+
+	assert_int_equal(pipe(p), 0);
+	writer = fork();
+	assert_true(writer >= 0);
+	if (!writer) {
+		struct timespec ts = { 0, 200 * 1000000L };
+
+		close(p[0]);
+		nanosleep(&ts, NULL);
+		_exit(write(p[1], "x", 1) == 1 ? 0 : 1);
+	}
+	close(p[1]);
+	w.fd = p[0];
+	kcmd_set_watch(&kw);
+	t0 = now_ms();
+	r = run("sleep 1; echo done", 10000, &l);
+	kcmd_set_watch(NULL);
+	assert_int_equal(waitpid(writer, NULL, 0), writer);
+	/* the command ran to its end, not stopped by the fork's call */
+	assert_int_equal(r.status, 0);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.v[0], "done");
+	assert_true(r.elapsed_ms >= 1000);
+	/* ready() came with the byte, during the command, then at EOF */
+	assert_int_equal(w.got, 'x');
+	assert_true(w.first_ms - t0 >= 150 && w.first_ms - t0 < 900);
+	assert_int_equal(w.calls, 2);
+	assert_int_equal(w.fd, -1);
+	assert_int_equal(w.nested, 0);
+	assert_int_equal(w.child_stopped, 0);
+	lines_free(&l);
+	/* nothing watched any more */
+	w.calls = 0;
+	lines_free(&l);
+	r = run("echo again", 10000, &l);
+	assert_int_equal(w.calls, 0);
+	lines_free(&l);
+}
+
+/*
+ * After a command run from ready(), the command that was running is still
+ * the one kcmd_stop_running stops (SIGINT's handler)
+ */
+static void test_watch_stop(void **state)
+{
+	struct watch_state w = { .fd = -1, .as_handler = true };
+	const struct kcmd_watch kw = { .fds = watch_fds, .ready = watch_ready,
+				       .ctx = &w };
+	struct lines l = { 0 };
+	struct kcmd_result r;
+	int p[2];
+
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], "y", 1), 1);
+	close(p[1]);
+	w.fd = p[0];
+	kcmd_set_watch(&kw);
+	r = run("sleep 30; echo done", 60000, &l);
+	kcmd_set_watch(NULL);
+	assert_int_equal(w.got, 'y');
+	assert_int_equal(w.child_stopped, 3);
+	assert_int_equal(r.signal, SIGTERM);
+	assert_int_equal(l.n, 0);
+	/* the fork cannot reap the group: it waits out its 4 s bound */
+	assert_true(r.elapsed_ms < 10000);
+	lines_free(&l);
 }
 
 static void test_runv(void **state)
@@ -644,6 +780,8 @@ int main(void)
 		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_fds_closed),
 		cmocka_unit_test(test_eintr),
+		cmocka_unit_test(test_watch),
+		cmocka_unit_test(test_watch_stop),
 		cmocka_unit_test(test_runv),
 		cmocka_unit_test(test_subst),
 		cmocka_unit_test(test_quote),
