@@ -27,9 +27,9 @@
 #   BENCH_QUICK=1     only the bisect, only ktest and ktest.pl tuned
 #   BENCH_TESTS, BENCH_TOOLS   or choose: "bisect patchcheck flaky",
 #                     "ours pipelined boxes2 tuned defaults" (pipelined: ours
-#                     with BISECT_SPECULATE = 1; boxes2: ours with BOXES = 1 2,
-#                     two qemu boxes; both the bisect only; flaky: ours and
-#                     tuned only)
+#                     with BISECT_SPECULATE = 1, the bisect only; boxes2:
+#                     ours with BOXES = 1 2, two qemu boxes, the bisect and
+#                     the patchcheck; flaky: ours and tuned only)
 #   BENCH_TIMEOUT     seconds one run may take (7200)
 #   BENCH_KEEP=1      keep the runs' directories (logs, make.log, boots)
 #   KTEST, KTEST_LAB  the binary, the lab (default /var/tmp/ktest-lab)
@@ -349,9 +349,10 @@ tests=${BENCH_TESTS:-$tests}
 tools=${BENCH_TOOLS:-$tools}
 for t in $tests; do
 	for tool in $tools; do
-		# BISECT_SPECULATE and BOXES are the bisect's
-		{ [ "$tool" = pipelined ] || [ "$tool" = boxes2 ]; } &&
-			[ "$t" != bisect ] && continue
+		# BISECT_SPECULATE is the bisect's; BOXES the bisect's and
+		# the patchcheck's
+		[ "$tool" = pipelined ] && [ "$t" != bisect ] && continue
+		[ "$tool" = boxes2 ] && [ "$t" = flaky ] && continue
 		# the flaky case: ktest's flaky rule beside ktest.pl tuned
 		[ "$t" = flaky ] && [ "$tool" != ours ] && [ "$tool" != tuned ] && continue
 		run_one "$tool" "$t"
