@@ -27,9 +27,10 @@
 #   BENCH_QUICK=1     only the bisect, only ktest and ktest.pl tuned
 #   BENCH_TESTS, BENCH_TOOLS   or choose: "bisect patchcheck flaky",
 #                     "ours pipelined boxes2 tuned defaults" (pipelined: ours
-#                     with BISECT_SPECULATE = 1, the bisect only; boxes2:
-#                     ours with BOXES = 1 2, two qemu boxes, the bisect and
-#                     the patchcheck; flaky: ours and tuned only)
+#                     with BISECT_SPECULATE = 1 in the bisect,
+#                     PATCHCHECK_PIPELINE = 1 in the patchcheck; boxes2:
+#                     ours with BOXES = 1 2, two qemu boxes; flaky: ours
+#                     and tuned only)
 #   BENCH_TIMEOUT     seconds one run may take (7200)
 #   BENCH_KEEP=1      keep the runs' directories (logs, make.log, boots)
 #   KTEST, KTEST_LAB  the binary, the lab (default /var/tmp/ktest-lab)
@@ -132,10 +133,16 @@ booted_timeout=2
 is_ours() { [ "$1" = ours ] || [ "$1" = pipelined ] || [ "$1" = boxes2 ]; }
 
 # conf_ours DIR TEST TOOL: pipelined is ours with BISECT_SPECULATE (the
-# next candidates built while the box boots; bisect only)
+# next candidates built while the box boots) in the bisect, with
+# PATCHCHECK_PIPELINE (the next commits built while the box boots) in the
+# patchcheck
 conf_ours() {
 	common "$1"
-	[ "$3" = pipelined ] && echo "BISECT_SPECULATE = 1"
+	if [ "$3" = pipelined ] && [ "$2" = patchcheck ]; then
+		echo "PATCHCHECK_PIPELINE = 1"
+	elif [ "$3" = pipelined ]; then
+		echo "BISECT_SPECULATE = 1"
+	fi
 	[ "$3" = boxes2 ] && echo "BOXES = 1 2"
 	cat <<EOF
 STATE_DIR = $(state_of "$1" "$3")
@@ -151,10 +158,13 @@ EOF
 	the_test "$2" "$3"
 }
 
-# boxes2's state directory outlives the run (box 2's tree and build)
+# boxes2's state directory outlives the run (box 2's tree and build), as
+# does the pipelined patchcheck's (its box's tree)
 state_of() {
 	if [ "$2" = boxes2 ]; then
 		echo "$LAB/bench-boxes2"
+	elif [ "$2" = pipelined ] && [ "${t:-}" = patchcheck ]; then
+		echo "$LAB/bench-pipeline"
 	else
 		echo "$1/state"
 	fi
@@ -261,6 +271,10 @@ run_one() {
 	sh "$top/tests/lab/series.sh" tree >/dev/null
 	warm_up "$SERIES_TREE" "$outdir"
 	[ "$tool" = boxes2 ] && warm_box2
+	# nothing of the last pipelined patchcheck but its box's work tree
+	[ "$tool" = pipelined ] && [ "$t" = patchcheck ] &&
+		rm -rf "$LAB/bench-pipeline/journal" "$LAB/bench-pipeline/journal".* \
+			"$LAB/bench-pipeline/build-cache" "$LAB/bench-pipeline/report.json"
 	mkdir -p "$d/box"
 	if is_ours "$tool"; then
 		conf_ours "$d" "$t" "$tool" >"$d/run.conf"
@@ -349,10 +363,10 @@ tests=${BENCH_TESTS:-$tests}
 tools=${BENCH_TOOLS:-$tools}
 for t in $tests; do
 	for tool in $tools; do
-		# BISECT_SPECULATE is the bisect's; BOXES the bisect's and
-		# the patchcheck's
-		[ "$tool" = pipelined ] && [ "$t" != bisect ] && continue
-		[ "$tool" = boxes2 ] && [ "$t" = flaky ] && continue
+		# BISECT_SPECULATE, PATCHCHECK_PIPELINE and BOXES: the
+		# bisect's and the patchcheck's
+		{ [ "$tool" = pipelined ] || [ "$tool" = boxes2 ]; } &&
+			[ "$t" = flaky ] && continue
 		# the flaky case: ktest's flaky rule beside ktest.pl tuned
 		[ "$t" = flaky ] && [ "$tool" != ours ] && [ "$tool" != tuned ] && continue
 		run_one "$tool" "$t"
@@ -414,7 +428,7 @@ for t in $tests; do
 		continue
 	fi
 	echo
-	echo "ktest vs ktest.pl: $t of the lab series (1 box, and ktest on 2 boxes: their make and boot overlap, so its overhead is not wall - make - boot)"
+	echo "ktest vs ktest.pl: $t of the lab series (1 box; ktest pipelined and on 2 boxes overlap make and boot, so their overhead is not wall - make - boot)"
 	printf '%-26s %8s %6s %5s %8s %8s %9s %8s\n' run wall builds boots "make" boot overhead "ovh/work"
 	for tool in $tools; do
 		r=$(row "$t" "$tool")

@@ -76,7 +76,7 @@ static void store(struct krun *r, const char *name, const char *v)
 	krun_forget(r);
 }
 
-struct kpool *kpool_new(struct krun *r, char *why, size_t len)
+struct kpool *kpool_new(struct krun *r, bool one, char *why, size_t len)
 {
 	struct kpool *p;
 	char **w;
@@ -84,9 +84,13 @@ struct kpool *kpool_new(struct krun *r, char *why, size_t len)
 
 	why[0] = '\0';
 	w = krun_words(krun_opt(r, KOPT_BOXES), &n);
+	if (one && !n) {
+		krun_words_free(w, n);
+		w = krun_words("1", &n);
+	}
 	if (n == 1 && good_name(w[0]))
 		store(r, "BOX", w[0]);	/* a pool of one: ${BOX} still works */
-	if (n < 2) {
+	if (n < (one ? 1 : 2) || (n == 1 && !good_name(w[0]))) {
 		if (n == 1 && !good_name(w[0]))
 			snprintf(why, len, "BOXES: '%s' is no box name: give each box a name of letters, digits, '_', '.' or '-', once",
 				 w[0]);

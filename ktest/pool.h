@@ -41,10 +41,11 @@ struct kpool {
 
 /*
  * The pool of BOXES (words: box names, [A-Za-z0-9_.-]), or NULL with why
- * when it is not one; *n is 0 or 1 (no pool) with NULL and why "".
- * ${BOX} is the first name from now on, in this process.
+ * when it is not one; fewer than 2 boxes is no pool (NULL, why "") unless
+ * one: then one box is a pool too (PATCHCHECK_PIPELINE), named 1 when
+ * BOXES is unset. ${BOX} is the first name from now on, in this process.
  */
-struct kpool *kpool_new(struct krun *r, char *why, size_t len);
+struct kpool *kpool_new(struct krun *r, bool one, char *why, size_t len);
 
 
 /*

@@ -1154,7 +1154,7 @@ static int pool(struct bis *s)
 	const char *files = krun_opt(r, KOPT_BISECT_FILES);
 	char why[512];
 
-	s->pool = kpool_new(r, why, sizeof(why));
+	s->pool = kpool_new(r, false, why, sizeof(why));
 	if (!s->pool) {
 		if (!why[0])
 			return 0;

@@ -14,7 +14,8 @@
  * passes is booted (and tested) on the next free box, which takes it from
  * the cache in a work tree of its own, while the next commits build. A
  * box that ends during a build takes the next commit queued at once (the
- * build's commands watch the boxes: kcmd_set_watch).
+ * build's commands watch the boxes: kcmd_set_watch). PATCHCHECK_PIPELINE
+ * does the same with one box.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -471,7 +472,11 @@ int krun_patchcheck(struct krun *r)
 		for (size_t k = 0; k < ns; k++)
 			krun_print(r, "%s\n", sk[k]);
 	}
-	pool = kpool_new(r, why, sizeof(why));
+	/* PATCHCHECK_PIPELINE: one box is a pool too (it boots while ktest
+	 * builds on) */
+	pool = kpool_new(r, krun_bool(r, KOPT_PATCHCHECK_PIPELINE) &&
+			 krun_level(r, KOPT_PATCHCHECK_TYPE) >= KSTEP_BOOT,
+			 why, sizeof(why));
 	if (!pool && why[0]) {
 		krun_print(r, "ktest: test %d: %s\n", r->i, why);
 		r->config_error = true;
@@ -482,6 +487,13 @@ int krun_patchcheck(struct krun *r)
 			   pool->names[0]);
 		kpool_free(pool);
 		pool = NULL;
+	}
+	if (krun_bool(r, KOPT_PATCHCHECK_PIPELINE)) {
+		if (!pool)
+			krun_print(r, "PATCHCHECK_PIPELINE: a build patchcheck has no boot to build beside\n");
+		else if (pool->n == 1)
+			krun_print(r, "PATCHCHECK_PIPELINE: box %s boots each commit while the next ones build\n",
+				   pool->names[0]);
 	}
 	if (check_series(r, v, p, &subjects, pool))
 		goto out;

@@ -16,7 +16,8 @@
 # commit built once, the boots spread over the boxes, the builds going on
 # while the boxes boot, a box that ends during a build taking the next
 # commit at once; with
-# PATCHCHECK_STOP_AT_FIRST only the first.
+# PATCHCHECK_STOP_AT_FIRST only the first; PATCHCHECK_PIPELINE does it
+# with one box.
 . "$(dirname "$0")/../lib.sh"
 
 cd "$KTEST_TMP" || exit 1
@@ -325,5 +326,43 @@ check "a box took c3 while c6 was still building" test ! -e third-boot-late
 check "and the answer is the same ($(failing out))" test "$(failing out)" = "$one"
 check "every commit was booted once, on both boxes ($(awk '{ print $1 }' boots | sort | uniq -c | tr '\n' ' '))" \
 	sh -c "[ \$(wc -l <boots) = 8 ] && grep -q '^a ' boots && grep -q '^b ' boots"
+
+# 6d. PATCHCHECK_PIPELINE, no BOXES: one box (named 1) boots while ktest
+# builds on; held in its first boot until all 8 builds are in the journal
+fresh 999
+printf '4\n7\n' >bad_list
+touch hold-1
+rm -f held-too-long
+pconf st-pc6 "PATCHCHECK_PIPELINE = 1" >pc6.conf
+(
+	i=0
+	while [ "$(cat st-pc6/journal 2>/dev/null | grep -c 'key=patchcheck-build:.*state=done')" != 8 ] &&
+		[ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ $i -lt 600 ] || touch held-too-long
+	rm -f hold-1
+) &
+lifter=$!
+run_ktest pc6.conf
+wait "$lifter"
+expect_rc 1 "PATCHCHECK_PIPELINE: the patchcheck fails (c4, c7)"
+check "it says box 1 boots while the next commits build" \
+	grep -q '^PATCHCHECK_PIPELINE: box 1 boots each commit while the next ones build$' out
+check "all 8 commits were built while the box held its first boot" \
+	test ! -e held-too-long
+check "the same failing commits as without it ($(failing out))" \
+	test "$(failing out)" = "$one"
+check "box 1 booted every commit once, in its own work tree" \
+	sh -c "[ \$(grep -c '^1 ' boots) = 8 ] && [ \$(wc -l <boots) = 8 ] && [ -e st-pc6/box-1/src/.git ]"
+# a build patchcheck has nothing to pipeline: it says so, and builds
+fresh 999
+pconf st-pc7 "PATCHCHECK_PIPELINE = 1" | sed 's/^PATCHCHECK_TYPE = boot/PATCHCHECK_TYPE = build/' >pc7.conf
+run_ktest pc7.conf
+expect_rc 0 "PATCHCHECK_PIPELINE, a build patchcheck: it passes"
+check "and says the option has nothing to do" \
+	grep -q '^PATCHCHECK_PIPELINE: a build patchcheck has no boot to build beside$' out
+check "no box booted" test ! -s boots
 
 finish
