@@ -262,21 +262,26 @@ check "and it stopped at c4: no boot after c5's ($(awk '{ print $2 }' boots | tr
 # boots end only once hold-a and hold-b are gone); the holds are lifted
 # once all 8 builds are in the journal (60 s at most). Booting each
 # pool-full before building on would never get there.
-fresh 999
-printf '4\n7\n' >bad_list
-touch hold-a hold-b
-rm -f held-too-long
-pconf st-pc4 "BOXES = a b" >pc4.conf
-(
+# lift_after_builds STATE HOLD...: the holds go once STATE's journal has
+# all 8 builds (60 s at most, else held-too-long)
+lift_after_builds() {
+	st=$1
+	shift
 	i=0
-	while [ "$(cat st-pc4/journal 2>/dev/null | grep -c 'key=patchcheck-build:.*state=done')" != 8 ] &&
+	while [ "$(cat "$st/journal" 2>/dev/null | grep -c 'key=patchcheck-build:.*state=done')" != 8 ] &&
 		[ $i -lt 600 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	[ $i -lt 600 ] || touch held-too-long
-	rm -f hold-a hold-b
-) &
+	rm -f "$@"
+}
+fresh 999
+printf '4\n7\n' >bad_list
+touch hold-a hold-b
+rm -f held-too-long
+pconf st-pc4 "BOXES = a b" >pc4.conf
+lift_after_builds st-pc4 hold-a hold-b &
 lifter=$!
 run_ktest pc4.conf
 wait "$lifter"
@@ -334,16 +339,7 @@ printf '4\n7\n' >bad_list
 touch hold-1
 rm -f held-too-long
 pconf st-pc6 "PATCHCHECK_PIPELINE = 1" >pc6.conf
-(
-	i=0
-	while [ "$(cat st-pc6/journal 2>/dev/null | grep -c 'key=patchcheck-build:.*state=done')" != 8 ] &&
-		[ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ $i -lt 600 ] || touch held-too-long
-	rm -f hold-1
-) &
+lift_after_builds st-pc6 hold-1 &
 lifter=$!
 run_ktest pc6.conf
 wait "$lifter"
