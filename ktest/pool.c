@@ -88,12 +88,12 @@ struct kpool *kpool_new(struct krun *r, bool one, char *why, size_t len)
 		krun_words_free(w, n);
 		w = krun_words("1", &n);
 	}
-	if (n == 1 && good_name(w[0]))
-		store(r, "BOX", w[0]);	/* a pool of one: ${BOX} still works */
-	if (n < (one ? 1 : 2) || (n == 1 && !good_name(w[0]))) {
+	if (n < 2 && !one) {	/* no pool; one box still gives ${BOX} */
 		if (n == 1 && !good_name(w[0]))
 			snprintf(why, len, "BOXES: '%s' is no box name: give each box a name of letters, digits, '_', '.' or '-', once",
 				 w[0]);
+		else if (n == 1)
+			store(r, "BOX", w[0]);
 		krun_words_free(w, n);
 		return NULL;
 	}
