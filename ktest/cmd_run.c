@@ -80,10 +80,14 @@ void krun_print(struct krun *r, const char *fmt, ...)
 	if (*s)
 		r->mid_line = s[strlen(s) - 1] != '\n';
 	fputs(s, stdout);
-	fflush(stdout);
+	/* a box shares stdout and LOG_FILE with the other boxes: its lines
+	 * go out whole, each in one write, or another's would cut them */
+	if (!r->prefix || !r->mid_line)
+		fflush(stdout);
 	if (r->log) {
 		fputs(s, r->log);
-		fflush(r->log);
+		if (!r->prefix || !r->mid_line)
+			fflush(r->log);
 	}
 	free(s);
 }
@@ -105,6 +109,8 @@ void krun_log(struct krun *r, const char *fmt, ...)
 	if (*s)
 		r->log_mid_line = s[strlen(s) - 1] != '\n';
 	fputs(s, r->log);
+	if (r->prefix && !r->log_mid_line)
+		fflush(r->log);	/* whole lines, as krun_print's */
 	free(s);
 }
 
