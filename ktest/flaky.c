@@ -146,6 +146,81 @@ enum kfl_decision kflaky_add(struct kflaky *f, struct kfl_runs *r,
 	return runs < f->p.max_tries ? KFL_MORE : KFL_SKIP;
 }
 
+int kflaky_runs_left(const struct kflaky *f, const struct kfl_runs *r)
+{
+	int runs = r->pass + r->fail + r->untestable, left;
+
+	/* as kflaky_add decides, from the runs so far */
+	if (r->untestable && !r->pass && !r->fail)
+		return 0;
+	if (r->measure) {
+		left = f->p.tries - runs;
+	} else if (!f->flaky) {
+		left = r->fail ? 0 : f->p.tries - runs;
+	} else if (r->fail >= f->p.fails) {
+		left = 0;
+	} else if (!r->fail) {
+		left = kflaky_needed(f) - r->pass;
+	} else {
+		left = kflaky_needed_with(f, r->fail) - (r->pass + r->fail);
+	}
+	if (left > f->p.max_tries - runs)
+		left = f->p.max_tries - runs;
+	return left > 0 ? left : 0;
+}
+
+void kfl_spread_init(struct kfl_spread *s, bool measure)
+{
+	memset(s, 0, sizeof(*s));
+	s->r.measure = measure;
+	s->d = KFL_MORE;
+}
+
+static int counted(const struct kfl_runs *r)
+{
+	return r->pass + r->fail + r->untestable;
+}
+
+int kfl_spread_next(const struct kflaky *f, struct kfl_spread *s)
+{
+	if (s->d != KFL_MORE || s->handed >= KFL_MAX_RUNS ||
+	    s->handed - counted(&s->r) >= kflaky_runs_left(f, &s->r))
+		return 0;
+	s->st[++s->handed] = KFL_S_RUNNING;
+	return s->handed;
+}
+
+static void count(struct kflaky *f, struct kfl_spread *s, int n)
+{
+	s->st[n] = KFL_S_COUNTED;
+	s->d = kflaky_add(f, &s->r, (enum kfl_run)s->out[n]);
+}
+
+enum kfl_decision kfl_spread_in(struct kflaky *f, struct kfl_spread *s,
+				int n, enum kfl_run run)
+{
+	int k;
+
+	if (n < 1 || n > s->handed || s->st[n] != KFL_S_RUNNING)
+		return s->d;
+	s->st[n] = KFL_S_IN;
+	s->out[n] = (unsigned char)run;
+	if (s->d != KFL_MORE)
+		return s->d;
+	/* in the order handed out, as far as the outcomes are in */
+	for (k = 1; s->d == KFL_MORE && k <= s->handed &&
+	     s->st[k] != KFL_S_RUNNING; k++)
+		if (s->st[k] == KFL_S_IN)
+			count(f, s, k);
+	return s->d;
+}
+
+bool kfl_spread_needed(const struct kfl_spread *s, int n)
+{
+	return s->d == KFL_MORE && n >= 1 && n <= s->handed &&
+		s->st[n] == KFL_S_RUNNING;
+}
+
 void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
 		   enum kfl_decision d)
 {

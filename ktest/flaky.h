@@ -68,6 +68,48 @@ void kflaky_set_steps(struct kflaky *f, int steps_left);
 enum kfl_decision kflaky_add(struct kflaky *f, struct kfl_runs *r,
 			     enum kfl_run run);
 
+/*
+ * The most runs the commit can still need, were every run from now a pass
+ * (0 once its runs decided): how many may run at once on several boxes.
+ * Exact when they all pass; a failure can make it grow.
+ */
+int kflaky_runs_left(const struct kflaky *f, const struct kfl_runs *r);
+
+/*
+ * The runs of one commit on several boxes at once (BOXES). Runs are
+ * numbered as they are handed out, and their outcomes come in any order;
+ * they count in that order, as far as the outcomes are in, so the commit
+ * is decided on the same runs as on one box: a run's outcome never waits
+ * on a later one, and a slow failure (a hang) is not outrun by quick
+ * passes. No more runs are handed out than the commit can still need were
+ * they all to pass, so none is handed past a pass; a run with no outcome
+ * when the commit fails (or is skipped) is not needed: stop it.
+ */
+enum kfl_slot { KFL_S_NONE, KFL_S_RUNNING, KFL_S_IN, KFL_S_COUNTED };
+
+struct kfl_spread {
+	struct kfl_runs r;	/* the runs that counted */
+	enum kfl_decision d;	/* KFL_MORE until decided */
+	int handed;		/* runs 1..handed handed out */
+	unsigned char st[KFL_MAX_RUNS + 1];	/* enum kfl_slot, by run */
+	unsigned char out[KFL_MAX_RUNS + 1];	/* enum kfl_run, once in */
+};
+
+void kfl_spread_init(struct kfl_spread *s, bool measure);
+
+/*
+ * The number of the next run to hand out to a free box, or 0: the commit
+ * is decided, or as many run as it can still need.
+ */
+int kfl_spread_next(const struct kflaky *f, struct kfl_spread *s);
+
+/* Run n's outcome: the commit's decision so far (KFL_MORE: not yet). */
+enum kfl_decision kfl_spread_in(struct kflaky *f, struct kfl_spread *s,
+				int n, enum kfl_run run);
+
+/* Whether run n still runs and is needed (else stop it). */
+bool kfl_spread_needed(const struct kfl_spread *s, int n);
+
 /* The decision taken for a commit: it feeds the rate and the confidence. */
 void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
 		   enum kfl_decision d);

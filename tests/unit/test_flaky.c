@@ -235,7 +235,7 @@ static void test_two_failures(void **state)
 	assert_int_equal(kflaky_add(&fl, &r, KFL_PASS), KFL_SKIP);
 }
 
-/* ---- simulated bisects ---- */
+/* ---- several boxes: how many runs at once, and in which order they count ---- */
 
 static uint64_t rng;
 
@@ -247,6 +247,163 @@ static double uniform(void)
 	return (double)(rng >> 11) / (double)(1ull << 53);
 }
 
+/* a random policy, and for a flaky one a measured bad commit before */
+static void random_policy(void)
+{
+	int tries = 1 + (int)(uniform() * 12);
+	int max = tries + (int)(uniform() * 30);
+	bool flaky = uniform() < 0.7;
+	int fails = 1 + (int)(uniform() * 3);
+
+	init_fails(tries, flaky, max, 0.8 + uniform() * 0.19, fails);
+	if (flaky) {
+		struct kfl_runs m = { .measure = true };
+		double q = 0.2 + uniform() * 0.8;
+		enum kfl_decision d;
+
+		do
+			d = kflaky_add(&fl, &m, uniform() < q ? KFL_FAIL : KFL_PASS);
+		while (d == KFL_MORE);
+		kflaky_record(&fl, &m, d);
+		kflaky_set_steps(&fl, (int)(uniform() * 8));
+	}
+}
+
+static enum kfl_run random_run(double q)
+{
+	double u = uniform();
+
+	return u < 0.08 ? KFL_UNTESTABLE : u < q ? KFL_FAIL : KFL_PASS;
+}
+
+/* runs_left is what all passes from now take to decide, 0 once decided */
+static void test_runs_left(void **state)
+{
+	(void)state;
+	rng = 0x1234567;
+	for (int c = 0; c < 5000; c++) {
+		struct kfl_runs r = { .measure = uniform() < 0.2 };
+		enum kfl_decision d = KFL_MORE;
+		int prefix = (int)(uniform() * 6), left;
+
+		random_policy();
+		for (int k = 0; k < prefix && d == KFL_MORE; k++)
+			d = kflaky_add(&fl, &r, random_run(0.3));
+		left = kflaky_runs_left(&fl, &r);
+		if (d != KFL_MORE) {
+			assert_int_equal(left, 0);
+			continue;
+		}
+		assert_true(left >= 1);
+		for (int k = 0; k < left - 1; k++)
+			assert_int_equal(kflaky_add(&fl, &r, KFL_PASS), KFL_MORE);
+		assert_int_not_equal(kflaky_add(&fl, &r, KFL_PASS), KFL_MORE);
+	}
+}
+
+/* one box: kfl_spread is kflaky_add's loop, run for run */
+static void test_spread_one_box(void **state)
+{
+	(void)state;
+	rng = 99;
+	for (int c = 0; c < 3000; c++) {
+		enum kfl_run out[KFL_MAX_RUNS + 1];
+		struct kfl_runs r = { .measure = uniform() < 0.2 };
+		struct kfl_spread s;
+		enum kfl_decision d = KFL_MORE, ds = KFL_MORE;
+		double q = uniform();
+		int n = 0, m;
+
+		random_policy();
+		for (int k = 1; k <= KFL_MAX_RUNS; k++)
+			out[k] = random_run(q);
+		while (d == KFL_MORE)
+			d = kflaky_add(&fl, &r, out[++n]);
+		kfl_spread_init(&s, r.measure);
+		while (ds == KFL_MORE) {
+			m = kfl_spread_next(&fl, &s);
+			assert_int_equal(m, s.r.pass + s.r.fail + s.r.untestable + 1);
+			ds = kfl_spread_in(&fl, &s, m, out[m]);
+		}
+		assert_int_equal(ds, d);
+		assert_int_equal(s.handed, n);
+		assert_memory_equal(&s.r, &r, sizeof(r));
+		assert_int_equal(kfl_spread_next(&fl, &s), 0);
+	}
+}
+
+/*
+ * k boxes, the runs ending in any order (a failure up to 5 times as long
+ * as a pass): against one box given the same outcome for each run number,
+ * the commit is decided on the same runs, the same way; runs past them
+ * were handed out only when it failed or was skipped.
+ */
+static void test_spread_any_order(void **state)
+{
+	int held = 0, stopped = 0;
+
+	(void)state;
+	rng = 4242;
+	for (int c = 0; c < 6000; c++) {
+		enum kfl_run out[KFL_MAX_RUNS + 1];
+		struct kfl_runs r = { .measure = uniform() < 0.2 };
+		struct kfl_spread s;
+		enum kfl_decision d = KFL_MORE, ds = KFL_MORE;
+		int boxes = 2 + (int)(uniform() * 3), run[4] = { 0 };
+		double end[4] = { 0 }, now = 0, q = uniform(), slow = 1 + uniform() * 4;
+		int n1 = 0, first_in = 0;
+
+		random_policy();
+		for (int k = 1; k <= KFL_MAX_RUNS; k++)
+			out[k] = random_run(q);
+		while (d == KFL_MORE)
+			d = kflaky_add(&fl, &r, out[++n1]);
+		kfl_spread_init(&s, r.measure);
+		while (ds == KFL_MORE) {
+			int b, best = -1;
+
+			for (b = 0; b < boxes; b++) {
+				if (run[b])
+					continue;
+				run[b] = kfl_spread_next(&fl, &s);
+				if (!run[b])
+					break;
+				end[b] = now + (0.5 + uniform()) *
+					(out[run[b]] == KFL_FAIL ? slow : 1);
+			}
+			for (b = 0; b < boxes; b++)
+				if (run[b] && (best < 0 || end[b] < end[best]))
+					best = b;
+			assert_true(best >= 0);	/* undecided: something runs */
+			now = end[best];
+			if (!first_in)
+				first_in = run[best];
+			ds = kfl_spread_in(&fl, &s, run[best], out[run[best]]);
+			run[best] = 0;
+			for (b = 0; b < boxes; b++)
+				if (run[b] && ds == KFL_MORE)
+					assert_true(kfl_spread_needed(&s, run[b]));
+		}
+		assert_true(s.handed <= fl.p.max_tries);
+		/* decided on one box's runs, one box's way */
+		assert_int_equal(ds, d);
+		assert_memory_equal(&s.r, &r, sizeof(r));
+		for (int k = 1; k <= n1; k++)
+			assert_int_equal(s.st[k], KFL_S_COUNTED);
+		if (d == KFL_GOOD)
+			assert_int_equal(s.handed, n1);
+		stopped += s.handed - n1;
+		/* an earlier run's outcome held the decision back */
+		held += first_in != 1;
+	}
+	printf("any order: %d runs stopped, not needed; %d decisions waited for an earlier run\n",
+	       stopped, held);
+	assert_true(stopped > 0 && held > 0);
+}
+
+/* ---- simulated bisects ---- */
+
+
 /* an unrelated failure's rate on every commit (the box's own trouble) */
 static double noise;
 
@@ -254,15 +411,64 @@ static double noise;
  * One commit's runs until a decision; commits >= culprit fail at rate p,
  * every commit also at rate noise
  */
+/*
+ * With sim_boxes > 0, a commit's runs go to that many boxes through
+ * kfl_spread: a run takes 0.75 to 1.25 units, a failing one sim_fail_len
+ * times that; sim_wall adds up the time to each decision.
+ */
+static int sim_boxes;
+static double sim_fail_len = 1, sim_wall;
+
+static bool sim_fails(int commit, int culprit, double p)
+{
+	return (commit >= culprit && uniform() < p) || uniform() < noise;
+}
+
+static enum kfl_decision judge_boxes(int commit, int culprit, double p,
+				     bool measure, long *runs)
+{
+	struct kfl_spread s;
+	int run[8] = { 0 };
+	bool fails[8];
+	double end[8], now = 0;
+
+	kfl_spread_init(&s, measure);
+	while (s.d == KFL_MORE) {
+		int b, best = -1;
+
+		for (b = 0; b < sim_boxes; b++) {
+			if (run[b])
+				continue;
+			run[b] = kfl_spread_next(&fl, &s);
+			if (!run[b])
+				break;
+			fails[b] = sim_fails(commit, culprit, p);
+			end[b] = now + (0.75 + uniform() / 2) *
+				(fails[b] ? sim_fail_len : 1);
+		}
+		for (b = 0; b < sim_boxes; b++)
+			if (run[b] && (best < 0 || end[b] < end[best]))
+				best = b;
+		now = end[best];
+		(*runs)++;
+		kfl_spread_in(&fl, &s, run[best], fails[best] ? KFL_FAIL : KFL_PASS);
+		run[best] = 0;
+	}
+	sim_wall += now;
+	kflaky_record(&fl, &s.r, s.d);
+	return s.d;
+}
+
 static enum kfl_decision judge(int commit, int culprit, double p,
 			       bool measure, long *runs)
 {
 	struct kfl_runs r = { .measure = measure };
 	enum kfl_decision d;
 
+	if (sim_boxes)
+		return judge_boxes(commit, culprit, p, measure, runs);
 	do {
-		bool fails = (commit >= culprit && uniform() < p) ||
-			     uniform() < noise;
+		bool fails = sim_fails(commit, culprit, p);
 
 		(*runs)++;
 		d = kflaky_add(&fl, &r, fails ? KFL_FAIL : KFL_PASS);
@@ -386,6 +592,39 @@ static void test_simulated_noise(void **state)
 	fails_needed = 1;
 }
 
+/*
+ * Several boxes share each commit's runs: right as often, in less time;
+ * also when a failure takes 4 times as long to show as a pass (a hang
+ * caught by TIMEOUT).
+ */
+static void test_simulated_boxes(void **state)
+{
+	double right[4], conf[4], runs[4], wall[4];
+
+	(void)state;
+	for (int slow = 0; slow < 2; slow++) {
+		sim_fail_len = slow ? 4 : 1;
+		for (int k = 1; k <= 3; k++) {
+			rng = 0xfeedfacecafebeefull;
+			sim_boxes = k;
+			sim_wall = 0;
+			simulate(0.5, true, 10, 1000, &right[k], &conf[k], &runs[k]);
+			wall[k] = sim_wall / 1000;
+			printf("p 0.5, failures %gx as long, %d box%s: right %.3f (confidence %.3f, %.1f runs), time %.1f (%.3f of one box)\n",
+			       sim_fail_len, k, k == 1 ? "" : "es", right[k],
+			       conf[k], runs[k], wall[k], wall[k] / wall[1]);
+			assert_true(right[k] >= 0.9);
+			assert_true(right[k] >= conf[k] - 0.03);
+		}
+		/* the same runs, so about as right; in less time */
+		assert_true(fabs(right[2] - right[1]) < 0.03);
+		assert_true(wall[2] < 0.65 * wall[1]);
+		assert_true(wall[3] < wall[2]);
+	}
+	sim_boxes = 0;
+	sim_fail_len = 1;
+}
+
 /* with a failure that always shows, the flaky policy costs one run a commit */
 static void test_simulated_solid(void **state)
 {
@@ -417,9 +656,13 @@ int main(void)
 		cmocka_unit_test(test_needed),
 		cmocka_unit_test(test_miss),
 		cmocka_unit_test(test_two_failures),
+		cmocka_unit_test(test_runs_left),
+		cmocka_unit_test(test_spread_one_box),
+		cmocka_unit_test(test_spread_any_order),
 		cmocka_unit_test(test_simulated_flaky),
 		cmocka_unit_test(test_simulated_noise),
 		cmocka_unit_test(test_simulated_solid),
+		cmocka_unit_test(test_simulated_boxes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
