@@ -54,7 +54,9 @@ struct bis {
 	bool revert_passed;		/* BISECT_BAD passed with it reverted */
 	/* BISECT_SPECULATE: the marks so far, to ask what comes next */
 	struct kspec *spec;
-	struct kpool *pool;		/* BOXES: k commits at once */
+	struct kpool *pool;		/* BOXES: k commits at once... */
+	bool spread;			/* ... or one commit's runs at once */
+	struct spread *sp;		/* the commit whose runs are spread */
 	struct kb_options kbo;
 	char start_id[KB_ID_LEN];
 	char **hid;
@@ -417,6 +419,24 @@ static int ask(struct bis *s, const char *id, const char *k,
 	return ret;
 }
 
+/*
+ * What one run of id showed, *m: KB_GOOD for a pass, whichever way the
+ * marks go (BISECT_REVERSE); its built image kept for the verification
+ */
+static int run_outcome(struct bis *s, const char *id,
+		       const struct kstep_result *res, enum kb_verdict *m)
+{
+	if (res->image[0])
+		free(strmap_put(&s->images, id, xstrdup(res->image)));
+	if (to_mark(s, res, m))
+		return -1;
+	if (s->reverse && *m != KB_SKIP)
+		*m = *m == KB_GOOD ? KB_BAD : KB_GOOD;
+	return 0;
+}
+
+static void spread_early(void *ctx);
+
 static int run_once(struct bis *s, const char *id, const char *kind, int run,
 		    long steps_left, enum kfl_run *out)
 {
@@ -456,6 +476,11 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 				s->spec_boot_ms >= s->spec_build_ms;
 		}
 	}
+	if (s->sp) {
+		/* the other boxes start on their runs once it is built */
+		o.after_build = spread_early;
+		o.after_build_ctx = s->sp;
+	}
 	ret = krun_step_retry(s->r, &o, what, &res);
 	free(bt);
 	/*
@@ -464,13 +489,8 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 	 */
 	if (!ret && res.ms[KPH_BUILD] > 0 && strcmp(res.phase, "build"))
 		s->spec_build_ms = res.ms[KPH_BUILD];
-	if (!ret && res.image[0])
-		free(strmap_put(&s->images, id, xstrdup(res.image)));
-	if (ret || to_mark(s, &res, &m))
+	if (ret || run_outcome(s, id, &res, &m))
 		return -1;
-	/* the run's outcome: KB_GOOD for a pass, whichever way the marks go */
-	if (s->reverse && m != KB_SKIP)
-		m = m == KB_GOOD ? KB_BAD : KB_GOOD;
 	if (s->manual && ask(s, id, k, &m))
 		return -1;
 	*out = m == KB_SKIP ? KFL_UNTESTABLE : m == KB_BAD ? KFL_FAIL : KFL_PASS;
@@ -483,8 +503,150 @@ static const char *const decision_name[] = {
 };
 
 /*
+ * BOXES with several runs a commit: one commit's runs on the boxes at
+ * once (flaky.h, kfl_spread). Run 1 builds the commit on box 0 in ktest's
+ * own process; once it is built, the other boxes start on the next runs,
+ * taking the build from the build cache (box 0 too, for its later runs).
+ */
+struct spread {
+	struct bis *s;
+	const char *id, *kind;
+	long steps_left;
+	char *bt;
+	struct kfl_spread fs;
+	int run[KPOOL_MAX];		/* box k's run, 0: none */
+	char kinds[KPOOL_MAX][48];
+	char what[KPOOL_MAX][48];
+	struct kstep_opts o[KPOOL_MAX];
+	bool failed;			/* a box could not be started */
+};
+
+/* The free boxes from box `from` on take the runs that can be needed. */
+static int spread_hand(struct spread *sp, size_t from)
+{
+	struct bis *s = sp->s;
+	struct kpool *p = s->pool;
+
+	for (size_t k = from; k < p->n; k++) {
+		int n;
+
+		if (kpool_busy(p, k))
+			continue;
+		n = kfl_spread_next(&s->fl, &sp->fs);
+		if (!n)
+			break;
+		sp->run[k] = n;
+		snprintf(sp->kinds[k], sizeof(sp->kinds[k]),
+			 n > 1 ? "%s-run%d" : "%s", sp->kind, n);
+		step_opts(s, sp->id, sp->kinds[k], sp->steps_left, &sp->o[k]);
+		sp->o[k].build_type = sp->bt;
+		snprintf(sp->what[k], sizeof(sp->what[k]), "%.12s (run %d)",
+			 sp->id, n);
+		krun_print(s->r, "%.12s: run %d on box %s\n", sp->id, n,
+			   p->names[k]);
+		if (kpool_start(p, k, &sp->o[k], sp->what[k]))
+			return -1;
+	}
+	return 0;
+}
+
+/* run_once's after_build: run 1 is built, the other boxes start */
+static void spread_early(void *ctx)
+{
+	struct spread *sp = ctx;
+
+	if (!sp->failed && spread_hand(sp, 1))
+		sp->failed = true;
+}
+
+static const char *const run_name[] = {
+	[KFL_PASS] = "passed", [KFL_FAIL] = "failed",
+	[KFL_UNTESTABLE] = "could not be tested",
+};
+
+/* Box k's run ended: its outcome counts as flaky.h says. */
+static int spread_take(struct spread *sp, size_t k,
+		       const struct kstep_result *res)
+{
+	struct bis *s = sp->s;
+	int n = sp->run[k];
+	enum kb_verdict m;
+	enum kfl_run out;
+
+	sp->run[k] = 0;
+	s->runs++;
+	if (run_outcome(s, sp->id, res, &m))
+		return -1;
+	out = m == KB_SKIP ? KFL_UNTESTABLE : m == KB_BAD ? KFL_FAIL : KFL_PASS;
+	krun_print(s->r, "%.12s run %d (box %s): %s\n", sp->id, n,
+		   s->pool->names[k], run_name[out]);
+	kfl_spread_in(&s->fl, &sp->fs, n, out);
+	return 0;
+}
+
+static bool any_busy(const struct kpool *p)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (kpool_busy(p, k))
+			return true;
+	return false;
+}
+
+static int judge_spread(struct bis *s, const char *id, const char *kind,
+			long steps_left, struct kfl_runs *r,
+			enum kfl_decision *d)
+{
+	struct kpool *p = s->pool;
+	struct spread *sp = xcalloc(1, sizeof(*sp));
+	enum kfl_run out;
+	int ret, n;
+
+	sp->s = s;
+	sp->id = id;
+	sp->kind = kind;
+	sp->steps_left = steps_left;
+	sp->bt = build_type(s);
+	kfl_spread_init(&sp->fs, r->measure);
+	n = kfl_spread_next(&s->fl, &sp->fs);
+	krun_print(s->r, "%.12s: run %d on box %s, which builds it\n", id, n,
+		   p->names[0]);
+	s->sp = sp;
+	ret = run_once(s, id, kind, n, steps_left, &out) || sp->failed ? -1 : 0;
+	s->sp = NULL;
+	if (!ret) {
+		s->runs++;
+		kfl_spread_in(&s->fl, &sp->fs, n, out);
+	}
+	while (!ret && sp->fs.d == KFL_MORE) {
+		struct kstep_result res;
+		size_t k;
+
+		if (!krun_interrupted(s->r) && spread_hand(sp, 0))
+			ret = -1;
+		else if (!any_busy(p))	/* interrupted: the run stops */
+			ret = -1;
+		else if (kpool_wait(p, -1, &k, &res) || spread_take(sp, k, &res))
+			ret = -1;
+	}
+	for (size_t k = 0; k < p->n; k++) {
+		if (!kpool_busy(p, k))
+			continue;
+		kpool_stop(p, k);
+		if (!ret)
+			krun_print(s->r, "%.12s run %d (box %s): stopped, not needed: the runs before it decided\n",
+				   id, sp->run[k], p->names[k]);
+	}
+	*r = sp->fs.r;
+	*d = sp->fs.d;
+	free(sp->bt);
+	free(sp);
+	return ret;
+}
+
+/*
  * A commit's runs until they decide (flaky.h): once with the defaults.
  * measure: all BISECT_TRIES runs, to measure how often the failure shows.
+ * With a pool shared by the runs (s->spread), on the boxes at once.
  */
 static int judge(struct bis *s, const char *id, const char *kind,
 		 bool measure, long steps_left, enum kfl_decision *d)
@@ -494,22 +656,29 @@ static int judge(struct bis *s, const char *id, const char *kind,
 	int run = 0;
 
 	kflaky_set_steps(&s->fl, (int)steps_left + (s->verify ? 1 : 0));
-	do {
-		enum kfl_run out;
-
-		if (run_once(s, id, kind, ++run, steps_left, &out))
+	/* a revert on top is built in BUILD_DIR alone: one box */
+	if (s->spread && !s->revert_of) {
+		if (judge_spread(s, id, kind, steps_left, &r, d))
 			return -1;
-		s->runs++;
-		*d = kflaky_add(&s->fl, &r, out);
-		if (*d == KFL_MORE)
-			krun_print(s->r, "%.12s: %d run%s, %d failed: running it again (%s)\n",
-				   id, run, run == 1 ? "" : "s", r.fail,
-				   measure ? "measuring how often the failure shows" :
-				   s->fl.flaky && r.fail ?
-				   "too few failures to fail it, too few runs to pass it" :
-				   s->fl.flaky ? "a pass needs more clean runs" :
-				   "BISECT_TRIES");
-	} while (*d == KFL_MORE);
+		run = r.pass + r.fail + r.untestable;
+	} else {
+		do {
+			enum kfl_run out;
+
+			if (run_once(s, id, kind, ++run, steps_left, &out))
+				return -1;
+			s->runs++;
+			*d = kflaky_add(&s->fl, &r, out);
+			if (*d == KFL_MORE)
+				krun_print(s->r, "%.12s: %d run%s, %d failed: running it again (%s)\n",
+					   id, run, run == 1 ? "" : "s", r.fail,
+					   measure ? "measuring how often the failure shows" :
+					   s->fl.flaky && r.fail ?
+					   "too few failures to fail it, too few runs to pass it" :
+					   s->fl.flaky ? "a pass needs more clean runs" :
+					   "BISECT_TRIES");
+		} while (*d == KFL_MORE);
+	}
 	kflaky_record(&s->fl, &r, *d);
 	if (run > 1)
 		krun_print(s->r, "%.12s %s: %d runs, %d failed, %d passed%s\n",
@@ -951,7 +1120,8 @@ static int loop(struct bis *s)
 		char why[512];
 
 		/* checks and BISECT_START come from the whole machine first */
-		kbisect_next(s->b, st, s->pool ? s->pool->n : 1, &n);
+		kbisect_next(s->b, st, s->pool && !s->spread ? s->pool->n : 1,
+			     &n);
 		if (n > 1) {
 			if (schedule(s, st, n))
 				return -1;
@@ -1162,12 +1332,12 @@ static int pool(struct bis *s)
 		r->config_error = true;
 		return -1;
 	}
-	if (s->fl.p.tries > 1 || s->fl.p.flaky)
-		snprintf(why, sizeof(why), "BISECT_TRIES and BISECT_FLAKY run each commit several times on one box");
-	else if (s->manual)
+	if (s->manual)
 		snprintf(why, sizeof(why), "BISECT_MANUAL asks for one verdict at a time");
 	else if (files && *files)
 		snprintf(why, sizeof(why), "BISECT_FILES reads the history afresh after every verdict");
+	else if ((s->fl.p.tries > 1 || s->fl.p.flaky) && s->level < KSTEP_BOOT)
+		snprintf(why, sizeof(why), "the runs of a build bisect are builds, made in BUILD_DIR");
 	else if (krun_bool(r, KOPT_BISECT_SPECULATE))
 		krun_print(r, "BOXES: the boxes build for themselves; BISECT_SPECULATE is not used\n");
 	if (why[0]) {
@@ -1176,8 +1346,13 @@ static int pool(struct bis *s)
 		s->pool = NULL;
 		return 0;
 	}
-	krun_print(r, "BOXES: %zu boxes, %zu commits tested at once\n",
-		   s->pool->n, s->pool->n);
+	s->spread = s->fl.p.tries > 1 || s->fl.p.flaky;
+	if (s->spread)
+		krun_print(r, "BOXES: %zu boxes share the runs of each commit (%s), one commit at a time\n",
+			   s->pool->n, s->fl.p.flaky ? "BISECT_FLAKY" : "BISECT_TRIES");
+	else
+		krun_print(r, "BOXES: %zu boxes, %zu commits tested at once\n",
+			   s->pool->n, s->pool->n);
 	return 0;
 }
 

@@ -11,8 +11,10 @@
 # verdict or stopped; box b builds in its own work tree; with box b
 # slow, box a goes on alone and b's step is stopped once a's verdicts make
 # it useless; killed while boxes run, the rerun takes box b's finished step from
-# the journal; a bad pool is a config error; BISECT_TRIES falls back to one
-# box. Patchcheck: 2 boxes report the same failing commits as one box, each
+# the journal; a bad pool is a config error. Several runs a commit
+# (BISECT_TRIES, BISECT_FLAKY): the boxes share each commit's runs, which
+# decide as one box's would; runs not needed are stopped; killed, the
+# rerun takes the runs that ended from the journal. Patchcheck: 2 boxes report the same failing commits as one box, each
 # commit built once, the boots spread over the boxes, the builds going on
 # while the boxes boot, a box that ends during a build taking the next
 # commit at once; with
@@ -207,14 +209,93 @@ conf st-bad2 'BOXES = a b/c' >bad.conf
 run_ktest bad.conf
 expect_rc 2 "a box name with a slash is a config error"
 
-# 5. several runs a commit: one box, said so, still right
-fresh 6
-conf st-tries "BOXES = a b" "BISECT_TRIES = 2" >tries.conf
-run_ktest tries.conf
-check "BISECT_TRIES = 2: it says it uses one box" \
-	grep -q 'BOXES: one box (a): BISECT_TRIES' out
-check "and names c6 (exit $rc)" test "$(culprit st-tries)" = "$c6"
-check "no boot on box b" sh -c "! grep -q '^b ' boots"
+# 5. several runs a commit (BISECT_TRIES, BISECT_FLAKY): the boxes share
+# each commit's runs, one commit at a time. The commits tested and the
+# runs that decide each are one box's (the runs count in the order they
+# were handed out); box b boots while box a does.
+decisions() { grep -E '^\[[0-9a-f]{40}\]|(passes|fails|cannot be tested): [0-9]+ runs|^Verif' "$1"; }
+for opt in "BISECT_TRIES = 3" "BISECT_FLAKY = 1"; do
+	o=${opt%% *}
+	fresh 6
+	conf "st-$o-1" "BOXES = a" "$opt" >one.conf
+	run_ktest one.conf
+	cp out "out-$o-1"
+	# box a is held in its first boot until box b's first run has ended
+	fresh 6
+	touch hold-a
+	conf "st-$o-2" "BOXES = a b" "$opt" >two.conf
+	(
+		i=0
+		while ! grep -q 'login:\|panic' console-b.log 2>/dev/null &&
+			[ $i -lt 600 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		[ $i -lt 600 ] && echo b >lifted
+		rm -f hold-a
+	) &
+	lifter=$!
+	rm -f lifted
+	run_ktest two.conf
+	wait "$lifter"
+	cp out "out-$o-2"
+	check "$opt, 2 boxes: it names c6 (exit $rc)" \
+		test "$(culprit "st-$o-2")" = "$c6"
+	check "$opt: the boxes share each commit's runs, it says" \
+		grep -q "^BOXES: 2 boxes share the runs of each commit ($o)" out
+	check "$opt: box b booted run 2 while box a still booted run 1" \
+		test "$(cat lifted 2>/dev/null)" = b
+	check "$opt: the same commits tested, each decided by the same runs, as on one box ($(decisions out | wc -l) lines)" \
+		test "$(decisions "out-$o-1")" = "$(decisions out)"
+	ran=$(grep -c '^[0-9a-f]\{12\} run [0-9]* (box [ab]): \(passed\|failed\)' out)
+	check "$opt: the boxes ran $ran runs to their end, box b some of them" \
+		grep -q '^[0-9a-f]\{12\} run [0-9]* (box b): \(passed\|failed\)' out
+	steps=$(jq '[.tests[0].steps[]] | length' "st-$o-2/report.json")
+	journalled=$(grep -c 'state=done' "st-$o-2/journal")
+	first=$(jq '[.tests[0].steps[] | select(.kind | test("-run") | not)] | length' "st-$o-2/report.json")
+	check "$opt: the report and the journal hold every run that ended ($steps, $journalled: $first first runs, $ran on the boxes)" \
+		test "$steps" = "$journalled" -a "$steps" = "$((first + ran))"
+done
+check "BISECT_FLAKY: the verification's runs were shared too" \
+	grep -q '^[0-9a-f]\{12\}: run [0-9]* on box b$' out-BISECT_FLAKY-2
+
+# killed while the boxes run a commit's runs: the rerun takes the runs
+# that ended from the journal, box b's too, and runs the others
+fresh 15
+conf st-tries-kill "BOXES = a b" "BISECT_TRIES = 3" >kill.conf
+kill_after_boots kill.conf 5
+sleep 1
+killed=$(wc -l <boots)
+run_ktest kill.conf
+check "killed after $killed boots, the rerun names c15 (exit $rc)" \
+	test "$(culprit st-tries-kill)" = "$c15"
+check "the boxes' runs that ended came from the journal" \
+	grep -q '^\[box [ab]\] bisect-run[23] [0-9a-f]*: .* in the earlier run (from the journal)' out
+check "no box process of the killed run is left" \
+	sh -c "! pgrep -f 'tail -n [+]1 -F $T/console-b[.]log' >/dev/null"
+
+# box b is held in every boot, every commit fails at its first run on
+# box a: b's runs are stopped, not needed, its boot script with them
+fresh 1
+touch hold-b
+conf st-tries-held "BOXES = a b" "BISECT_TRIES = 3" >held.conf
+run_ktest held.conf
+rm -f hold-b
+check "box b held: the bisect names c1 (exit $rc)" \
+	test "$(culprit st-tries-held)" = "$c1"
+check "box b's runs were stopped, not needed" \
+	grep -q '^[0-9a-f]\{12\} run 2 (box b): stopped, not needed' out
+check "and gave nothing" \
+	sh -c "! grep -q '^[0-9a-f]\{12\} run [0-9]* (box b): \(passed\|failed\)' out"
+check "their boot script was stopped with them" \
+	sh -c "! pgrep -f 'boot[.]sh b ' >/dev/null"
+
+# a build bisect runs its runs in BUILD_DIR: one box
+conf st-tries-build "BOXES = a b" "BISECT_TRIES = 2" |
+	sed 's/^BISECT_TYPE = boot$/BISECT_TYPE = build/' >build.conf
+run_ktest build.conf
+check "BISECT_TRIES in a build bisect: one box, it says" \
+	grep -q 'BOXES: one box (a): the runs of a build bisect are builds' out
 
 # 6. patchcheck of c1..c8: c4 and c7 do not boot; one box and two agree
 pconf() {	# pconf STATE EXTRA...
