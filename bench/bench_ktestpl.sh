@@ -15,7 +15,8 @@
 # And a flaky case: a boot bisect of s32..f16 (tests/lab/series.sh flaky),
 # whose f6 makes half the boots oops, by ktest with BISECT_FLAKY (90%
 # confidence asked for) and by ktest.pl tuned (one boot per commit, its
-# default BISECT_TRIES): the answer, right or not, the runs, the confidence.
+# default BISECT_TRIES): the answer, right or not, the runs, the confidence;
+# and by ktest on 2 boxes that share each commit's runs (boxes2).
 #
 # Prints a table: wall time, builds, boots, sum of make time, sum of boot
 # time, harness overhead = wall - make - boot - test, each beside ktest.pl's
@@ -29,8 +30,8 @@
 #                     "ours pipelined boxes2 tuned defaults" (pipelined: ours
 #                     with BISECT_SPECULATE = 1 in the bisect,
 #                     PATCHCHECK_PIPELINE = 1 in the patchcheck; boxes2:
-#                     ours with BOXES = 1 2, two qemu boxes; flaky: ours
-#                     and tuned only)
+#                     ours with BOXES = 1 2, two qemu boxes; flaky: ours,
+#                     boxes2 and tuned only)
 #   BENCH_TIMEOUT     seconds one run may take (7200)
 #   BENCH_KEEP=1      keep the runs' directories (logs, make.log, boots)
 #   KTEST, KTEST_LAB  the binary, the lab (default /var/tmp/ktest-lab)
@@ -363,12 +364,12 @@ tests=${BENCH_TESTS:-$tests}
 tools=${BENCH_TOOLS:-$tools}
 for t in $tests; do
 	for tool in $tools; do
-		# BISECT_SPECULATE, PATCHCHECK_PIPELINE and BOXES: the
-		# bisect's and the patchcheck's
-		{ [ "$tool" = pipelined ] || [ "$tool" = boxes2 ]; } &&
-			[ "$t" = flaky ] && continue
-		# the flaky case: ktest's flaky rule beside ktest.pl tuned
-		[ "$t" = flaky ] && [ "$tool" != ours ] && [ "$tool" != tuned ] && continue
+		# BISECT_SPECULATE and PATCHCHECK_PIPELINE: the bisect's and
+		# the patchcheck's
+		[ "$tool" = pipelined ] && [ "$t" = flaky ] && continue
+		# the flaky case: ktest's flaky rule (on 1 box and 2 boxes
+		# sharing the runs) beside ktest.pl tuned
+		[ "$t" = flaky ] && [ "$tool" = defaults ] && continue
 		run_one "$tool" "$t"
 	done
 done
@@ -397,21 +398,27 @@ flaky_table() {
 	culprit=${FLAKY_CULPRIT%"${FLAKY_CULPRIT#????????????}"}
 	echo
 	echo "the flaky case: a boot bisect of s32..f16 whose f6 oopses in about half the boots (the answer: $culprit)"
-	printf '%-26s %8s %6s %5s %8s %-14s %5s %10s\n' run wall builds boots "make" answer right confidence
-	for tool in ours tuned; do
+	printf '%-30s %8s %6s %5s %8s %-14s %5s %10s\n' run wall builds boots "make" answer right confidence
+	for tool in ours boxes2 tuned; do
 		r=$(row flaky "$tool")
 		[ -n "$r" ] || continue
 		set -- $r
 		right=no
 		[ "${12}" = "$culprit" ] && right=yes
 		name="ktest (BISECT_FLAKY)"
+		[ "$tool" = boxes2 ] && name="ktest (BISECT_FLAKY, 2 boxes)"
 		[ "$tool" = tuned ] && name="ktest.pl tuned"
-		printf '%-26s %8s %6s %5s %8s %-14s %5s %10s\n' "$name" "$3" "$4" \
+		printf '%-30s %8s %6s %5s %8s %-14s %5s %10s\n' "$name" "$3" "$4" \
 			"$6" "$5" "${12}" "$right" "${15}"
 		if [ "$tool" = ours ]; then
-			o_right=$right o_conf=${15} o_runs=${16}
+			o_right=$right o_conf=${15} o_runs=${16} o_wall=$3
+		elif [ "$tool" = boxes2 ]; then
+			b_runs=${16} b_wall=$3
 		fi
 	done
+	if [ -n "${b_wall:-}" ] && [ -n "${o_wall:-}" ]; then
+		echo "  2 boxes sharing the runs: $b_runs runs, wall $(ratio "$b_wall" "$o_wall") of 1 box's ($o_runs runs; the runs differ: the oops is the guest's chance)"
+	fi
 	[ -n "${o_right:-}" ] || return 0
 	echo "  ktest's runs of commits: $o_runs"
 	if [ "$o_right" = yes ] && [ "$o_conf" != - ] &&
