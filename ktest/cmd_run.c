@@ -28,6 +28,7 @@
 #include "ktest/cmd.h"
 #include "ktest/leftover.h"
 #include "ktest/mail.h"
+#include "ktest/pool.h"
 #include "ktest/run.h"
 #include "ktest/vcs.h"
 
@@ -1147,17 +1148,24 @@ static int check_trees_early(struct krun *r)
  * ktest.pl's dodie, after the test: the box rebooted to good or powered
  * off, and the failure mailed with the test's part of LOG_FILE.
  */
-static void critical(struct krun *r)
+static void critical_box(struct krun *r, const char *box, void *ctx)
 {
 	const char *po = krun_opt(r, KOPT_POWER_OFF);
 
+	(void)ctx;
 	if (krun_bool(r, KOPT_REBOOT_ON_ERROR) && !build_only(r)) {
-		krun_print(r, "REBOOTING\n");
+		krun_print(r, box ? "REBOOTING box %s\n" : "REBOOTING\n", box);
 		krun_lab_power(r, KRUN_TO_GOOD);
 	} else if (krun_bool(r, KOPT_POWEROFF_ON_ERROR) && po && *po) {
-		krun_print(r, "POWERING OFF\n");
+		krun_print(r, box ? "POWERING OFF box %s\n" : "POWERING OFF\n",
+			   box);
 		krun_lab_power(r, KRUN_POWER_OFF);
 	}
+}
+
+static void critical(struct krun *r)
+{
+	kpool_each_box(r, critical_box, NULL);	/* BOXES: each box */
 	if (r->log_path)
 		krun_print(r, " See %s for more info.\n", r->log_path);
 	if (krun_bool(r, KOPT_EMAIL_ON_ERROR)) {
@@ -1190,20 +1198,35 @@ static void cancelled(struct krun *r)
 	free(msg);
 }
 
-/* After the last test: the box halted, or back to its good kernel. */
-static void end_action(struct krun *r)
+/*
+ * After the last test: the box halted, or back to its good kernel (with
+ * BOXES, each box).
+ */
+static void end_box(struct krun *r, const char *box, void *ctx)
 {
 	const char *stg = krun_opt(r, KOPT_SWITCH_TO_GOOD);
 
+	(void)ctx;
 	if (krun_bool(r, KOPT_POWEROFF_ON_SUCCESS)) {
-		krun_print(r, "Halting the box (POWEROFF_ON_SUCCESS)\n");
+		if (box)
+			krun_print(r, "Halting box %s (POWEROFF_ON_SUCCESS)\n", box);
+		else
+			krun_print(r, "Halting the box (POWEROFF_ON_SUCCESS)\n");
 		krun_lab_power(r, KRUN_HALT);
 	} else if (krun_bool(r, KOPT_REBOOT_ON_SUCCESS) && !build_only(r) &&
 		   r->reboot_success) {
+		if (box)
+			krun_print(r, "Box %s back to its good kernel (REBOOT_ON_SUCCESS)\n",
+				   box);
 		krun_lab_power(r, KRUN_TO_GOOD);
 	} else if (stg && *stg) {
 		run_hook(r, KOPT_SWITCH_TO_GOOD, false);
 	}
+}
+
+static void end_action(struct krun *r)
+{
+	kpool_each_box(r, end_box, NULL);
 }
 
 /* all_done: every test ran, none stopped the run */

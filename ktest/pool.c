@@ -467,3 +467,24 @@ void kpool_free(struct kpool *p)
 	}
 	free(p);
 }
+
+void kpool_each_box(struct krun *r,
+		    void (*fn)(struct krun *r, const char *box, void *ctx),
+		    void *ctx)
+{
+	char why[256];
+	struct kpool *p = kpool_new(r, false, why, sizeof(why));
+
+	if (!p) {
+		fn(r, NULL, ctx);
+		return;
+	}
+	for (size_t k = 0; k < p->n; k++) {
+		store(r, "BOX", p->names[k]);
+		krun_lab_close(r);
+		fn(r, p->names[k], ctx);
+		krun_lab_close(r);
+	}
+	store(r, "BOX", p->names[0]);
+	kpool_free(p);
+}

@@ -91,4 +91,15 @@ void kpool_stop_all(struct kpool *p);
 
 void kpool_free(struct kpool *p);
 
+/*
+ * What the end of a run does to the box (POWEROFF_ON_SUCCESS, ...), done
+ * to every box of BOXES in turn: fn with the box's name, ${BOX} that name
+ * and ktest's lab closed before and after (each box's is opened on
+ * demand, from its own options); ${BOX} is the first box's again after.
+ * Once, with NULL, when BOXES names fewer than 2 boxes (or a bad pool).
+ */
+void kpool_each_box(struct krun *r,
+		    void (*fn)(struct krun *r, const char *box, void *ctx),
+		    void *ctx);
+
 #endif

@@ -11,7 +11,8 @@
 # verdict or stopped; box b builds in its own work tree; with box b
 # slow, box a goes on alone and b's step is stopped once a's verdicts make
 # it useless; killed while boxes run, the rerun takes box b's finished step from
-# the journal; a bad pool is a config error. Several runs a commit
+# the journal; a bad pool is a config error; the end of the run halts
+# (powers off) every box. Several runs a commit
 # (BISECT_TRIES, BISECT_FLAKY): the boxes share each commit's runs, which
 # decide as one box's would; runs not needed are stopped; killed, the
 # rerun takes the runs that ended from the journal. Patchcheck: 2 boxes report the same failing commits as one box, each
@@ -208,6 +209,32 @@ check "it says what is wrong" grep -q "named twice" out
 conf st-bad2 'BOXES = a b/c' >bad.conf
 run_ktest bad.conf
 expect_rc 2 "a box name with a slash is a config error"
+
+# 4b. the end of the run does to every box what it does to one:
+# POWEROFF_ON_SUCCESS halts each (ssh refused: its POWER_OFF), and
+# POWEROFF_ON_ERROR powers each off when the run stops (box b's power
+# switch fails for good: the lab's fault)
+fresh 6
+{
+	echo "POWEROFF_ON_SUCCESS = 1"	# a global option
+	conf st-end "BOXES = a b" "POWER_OFF = sh -c 'echo \${BOX} >> $T/off'"
+} >end.conf
+rm -f off
+run_ktest end.conf
+check "POWEROFF_ON_SUCCESS, 2 boxes: the bisect names c6 (exit $rc)" \
+	test "$(culprit st-end)" = "$c6"
+check "and halts both boxes, each by its own POWER_OFF ($(tr '\n' ' ' <off 2>/dev/null))" \
+	test "$(sort off 2>/dev/null | tr '\n' ' ')" = "a b "
+check "saying which" grep -q '^Halting box b (POWEROFF_ON_SUCCESS)' out
+fresh 6
+echo 99 >infra-b
+conf st-end-err "BOXES = a b" "POWER_OFF = sh -c 'echo \${BOX} >> $T/off'" \
+	"POWEROFF_ON_ERROR = 1" >end-err.conf
+rm -f off
+run_ktest end-err.conf
+expect_rc 3 "POWEROFF_ON_ERROR, box b's power switch dead: the run stops"
+check "and powers both boxes off ($(tr '\n' ' ' <off 2>/dev/null))" \
+	test "$(sort off 2>/dev/null | tr '\n' ' ')" = "a b "
 
 # 5. several runs a commit (BISECT_TRIES, BISECT_FLAKY): the boxes share
 # each commit's runs, one commit at a time. The commits tested and the
