@@ -156,7 +156,7 @@ static void say(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *verdict_word(enum kb_verdict v)
+const char *kbisect_verdict_word(enum kb_verdict v)
 {
 	switch (v) {
 	case KB_GOOD:
@@ -1115,7 +1115,7 @@ static int mark_special(struct kbisect *b, struct special *sp,
 			    sp->id);
 		else
 			say(b->why, sizeof(b->why), "%s [%s] tested %s", name,
-			    sp->id, verdict_word(v));
+			    sp->id, kbisect_verdict_word(v));
 		return fail(b, why, whylen);
 	}
 
@@ -1608,9 +1608,9 @@ int kbisect_write_log(const struct kbisect *b, const char *const *paths,
 	for (i = 0; i < b->nmarks; i++) {
 		const struct mark *m = &b->marks[i];
 
-		log_commit(out, verdict_word(m->v), m->id, subject, ctx);
+		log_commit(out, kbisect_verdict_word(m->v), m->id, subject, ctx);
 		if (m->replay)
-			fprintf(out, "git bisect %s %s\n", verdict_word(m->v),
+			fprintf(out, "git bisect %s %s\n", kbisect_verdict_word(m->v),
 				m->id);
 		else
 			fprintf(out,

@@ -38,6 +38,9 @@ struct kb_graph {
 
 enum kb_verdict { KB_GOOD, KB_BAD, KB_SKIP };
 
+/* "good", "bad" or "skip", as git bisect says it */
+const char *kbisect_verdict_word(enum kb_verdict v);
+
 /* Why a step asks for a commit. */
 enum kb_purpose {
 	KB_FOR_BISECT,		/* git's pick */

@@ -1045,7 +1045,7 @@ static int take(struct bis *s, struct box_step *bs, size_t k,
 	if (to_mark(s, res, &m))
 		return -1;
 	krun_print(s->r, "%.12s (box %s): %s\n", bs[k].id, p->names[k],
-		   m == KB_GOOD ? "good" : m == KB_BAD ? "bad" : "skip");
+		   kbisect_verdict_word(m));
 	if (kbisect_mark(s->b, bs[k].id, m, why, sizeof(why))) {
 		write_log(s);
 		return krun_fail(s->r, "%s", why);
@@ -1060,7 +1060,7 @@ static int take(struct bis *s, struct box_step *bs, size_t k,
 		kbisect_release(s->b, bs[j].id);
 		krun_print(s->r, "%.12s (box %s): stopped, its verdict no longer matters (%.12s is %s)\n",
 			   bs[j].id, p->names[j], bs[k].id,
-			   m == KB_GOOD ? "good" : "bad");
+			   kbisect_verdict_word(m));
 	}
 	return 0;
 }
