@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "conf/kconfig.h"
@@ -70,6 +71,26 @@ int krun_health_check(struct krun *r, const char *before, char *why,
 	return 0;
 }
 
+/*
+ * A failed attempt's console lines (the dmesg file), kept as
+ * DMESG-tryN beside the next attempt's, which starts the file afresh
+ */
+static void keep_dmesg(struct krun *r, int attempt)
+{
+	struct stat st;
+	char *to;
+
+	if (!r->dmesg || stat(r->dmesg, &st) || !st.st_size)
+		return;
+	to = xasprintf("%s-try%d", r->dmesg, attempt);
+	if (rename(r->dmesg, to))
+		krun_print(r, "ktest: cannot keep the console of that attempt (%s as %s): %s\n",
+			   r->dmesg, to, strerror(errno));
+	else
+		krun_print(r, "The console of that attempt: %s\n", to);
+	free(to);
+}
+
 int krun_step_retry(struct krun *r, const struct kstep_opts *o,
 		    const char *what, struct kstep_result *res)
 {
@@ -95,6 +116,7 @@ int krun_step_retry(struct krun *r, const struct kstep_opts *o,
 		tries++;
 		krun_print(r, "INFRA trouble (%s); trying %s again (retry %d of %ld)\n",
 			   res->why, what, tries, max);
+		keep_dmesg(r, tries);
 		if (krun_bool(r, KOPT_INFRA_HEALTH_CHECK) &&
 		    krun_health_check(r, "the retry", why, sizeof(why))) {
 			/* what the test failed of, for KTEST RESULT */

@@ -235,9 +235,12 @@ check "serial gone: the message names the box and the device ($(why st-serial-go
 	grep -q "Failed: .*the console of 127.0.0.1: console serial:$T/ttyS0 went away and did not come back: serial console $T/ttyS0: No such file or directory" out
 check "serial gone: tried again, every try INFRA, none BAD" \
 	jqe '[.tests[0].steps[] | .verdict] | length == 3 and all(. == "INFRA")' st-serial-gone/report.json
-# (the step is tried again twice, each boot's dmesg file replacing the last)
 check "serial gone: the lines before it went are in the log" \
 	test "$(grep -cFx -f half1.log st-serial-gone.log)" -eq 3
+# the step is tried again twice: the first attempt's console is kept
+check "serial gone: the first attempt's console is kept, as the log says ($dmesg-try1)" \
+	sh -c "cmp -s '$dmesg-try1' half1.log &&
+	       grep -q 'The console of that attempt: $dmesg-try1' out"
 t3=$(date +%s)
 echo "# 3. serial: $((t3 - t2)) s"
 
