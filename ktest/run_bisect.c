@@ -608,7 +608,7 @@ static int judge_spread(struct bis *s, const char *id, const char *kind,
 	sp->bt = build_type(s);
 	kfl_spread_init(&sp->fs, r->measure);
 	n = kfl_spread_next(&s->fl, &sp->fs);
-	krun_print(s->r, "%.12s: run %d on box %s, which builds it\n", id, n,
+	krun_print(s->r, "%.12s: run %d on box %s\n", id, n,
 		   p->names[0]);
 	s->sp = sp;
 	ret = run_once(s, id, kind, n, steps_left, &out) || sp->failed ? -1 : 0;
