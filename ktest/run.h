@@ -85,6 +85,12 @@ struct krun {
 	bool mid_line;		/* the last print did not end its line */
 	bool log_mid_line;	/* the same, of krun_log */
 	bool no_journal;
+	/*
+	 * Set while a step runs (by a kcmd watch's ready(), with the step's
+	 * command stopped by kcmd_stop_running): its outcome is not needed;
+	 * krun_step keeps nothing of it and returns 1
+	 */
+	bool cancel_step;
 };
 
 /* SIGINT came: stop at the next step boundary (the journal has the rest). */
@@ -203,7 +209,8 @@ struct kstep_result {
 /*
  * Runs (or, when the journal has its outcome, replays) one step and adds it
  * to the report. Returns 0, or -1 when the run must stop (the journal
- * cannot be written, SIGINT).
+ * cannot be written, SIGINT), or 1 when r->cancel_step was set while it
+ * ran (nothing of it reported or journalled as done: a rerun runs it).
  */
 int krun_step(struct krun *r, const struct kstep_opts *o,
 	      struct kstep_result *res);
@@ -214,7 +221,7 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
  * INFRA_RETRY_DELAY seconds doubled each time, after the box booted its
  * good kernel (INFRA_HEALTH_CHECK); then the run stops (r->infra) naming
  * the box and why. what names the step in messages. Prints the times
- * after. Returns 0 with res (not INFRA), or -1.
+ * after. Returns 0 with res (not INFRA), or -1; 1 as krun_step.
  */
 int krun_step_retry(struct krun *r, const struct kstep_opts *o,
 		    const char *what, struct kstep_result *res);

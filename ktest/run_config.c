@@ -102,8 +102,10 @@ int krun_step_retry(struct krun *r, const struct kstep_opts *o,
 	int tries = 0;
 
 	for (;;) {
-		if (krun_step(r, &again, res))
-			return -1;
+		int rc = krun_step(r, &again, res);
+
+		if (rc)
+			return rc;
 		if (res->verdict != KV_INFRA)
 			break;
 		if (r->unhealthy || tries >= max) {

@@ -176,6 +176,12 @@ static int check_one(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 	/* INFRA retried; once the retries are spent, the run stops */
 	ret = krun_step_retry(r, &o, what, &res);
 	kvcs_free_paths(touched, ntouched);
+	if (ret > 0) {		/* stopped: an earlier commit failed */
+		krun_print(r, "%.12s: its build stopped, not needed (PATCHCHECK_STOP_AT_FIRST: an earlier commit failed)\n",
+			   st->id);
+		*passed = false;
+		return 0;
+	}
 	if (ret)
 		return -1;
 	kpatchcheck_report(p, to_stage(&res), res.why[0] ? res.why : NULL);
@@ -201,6 +207,7 @@ struct pc_sched {
 	size_t nqueue;
 	struct pc_boot box[KPOOL_MAX];
 	bool failed;		/* a box's end, taken during a build, stops the run */
+	size_t building;	/* the commit being built (its series index) */
 };
 
 /* With PATCHCHECK_STOP_AT_FIRST and a failure: the series' first one. */
@@ -316,6 +323,11 @@ static void box_ended(void *ctx)
 
 	if (!c->failed && (collect_boots(c, 0) || dispatch(c)))
 		c->failed = true;
+	/* PATCHCHECK_STOP_AT_FIRST: the build after an earlier failure stops */
+	if (!c->failed && past_first(c, c->building)) {
+		c->r->cancel_step = true;
+		kcmd_stop_running();
+	}
 }
 
 /*
@@ -330,9 +342,11 @@ static int build_one(struct pc_sched *c, struct kvcs *v, const struct kp_step *s
 				      .ctx = c };
 	int ret;
 
+	c->building = st->index;
 	kcmd_set_watch(&w);
 	ret = check_one(c->r, v, c->p, st, c->subjects, seen, c->bt, true,
 			passed);
+	c->r->cancel_step = false;	/* set after the step's end: nothing to stop */
 	kcmd_set_watch(NULL);
 	return ret || c->failed ? -1 : 0;
 }

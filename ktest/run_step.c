@@ -447,7 +447,7 @@ static bool do_build(struct krun *r, const struct kstep_opts *o,
 		krun_print(r, "Build done in %ld.%ld s: %s, %d warning%s\n",
 			   br.elapsed_ms / 1000, br.elapsed_ms % 1000 / 100,
 			   br.release, br.warnings, br.warnings == 1 ? "" : "s");
-	else
+	else if (!r->cancel_step)	/* a build stopped, not needed, did not fail */
 		krun_print(r, "%s\n", res->why);
 	return good;
 }
@@ -787,6 +787,12 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 		r->kernel_booted_ctx = NULL;
 		if (o->level >= KSTEP_BOOT && o->settle_ms >= 0)
 			krun_lab_settle(r, o->settle_ms);
+	}
+	if (r->cancel_step) {
+		/* not needed: nothing of it kept (the journal says started) */
+		r->cancel_step = false;
+		free(mods);
+		return 1;
 	}
 	if (res->verdict == KV_GOOD)
 		res->why[0] = '\0';

@@ -15,12 +15,12 @@
 # (powers off) every box. Several runs a commit
 # (BISECT_TRIES, BISECT_FLAKY): the boxes share each commit's runs, which
 # decide as one box's would; runs not needed are stopped; killed, the
-# rerun takes the runs that ended from the journal. Patchcheck: 2 boxes report the same failing commits as one box, each
-# commit built once, the boots spread over the boxes, the builds going on
-# while the boxes boot, a box that ends during a build taking the next
-# commit at once; with
-# PATCHCHECK_STOP_AT_FIRST only the first; PATCHCHECK_PIPELINE does it
-# with one box.
+# rerun takes the runs that ended from the journal. Patchcheck: 2 boxes
+# report the same failing commits as one box, each commit built once, the
+# boots spread over the boxes, the builds going on while the boxes boot, a
+# box that ends during a build taking the next commit at once; with
+# PATCHCHECK_STOP_AT_FIRST only the first, a later build going on then
+# stopped; PATCHCHECK_PIPELINE does it with one box.
 . "$(dirname "$0")/../lib.sh"
 
 cd "$KTEST_TMP" || exit 1
@@ -439,6 +439,39 @@ check "a box took c3 while c6 was still building" test ! -e third-boot-late
 check "and the answer is the same ($(failing out))" test "$(failing out)" = "$one"
 check "every commit was booted once, on both boxes ($(awk '{ print $1 }' boots | sort | uniq -c | tr '\n' ' '))" \
 	sh -c "[ \$(wc -l <boots) = 8 ] && grep -q '^a ' boots && grep -q '^b ' boots"
+
+# 6e. PATCHCHECK_STOP_AT_FIRST: a failure a box finds while a later commit
+# builds stops that build. c6's build is held (hold-build, 60 s at most)
+# and the boxes are held until it starts; then c4's boot fails during it,
+# and the run ends at once, c6 neither built nor reported
+fresh 999
+printf '4\n' >bad_list
+touch hold-a hold-b hold-build
+rm -f building-6
+pconf st-pc6 "BOXES = a b" "MAKE_CMD = sh $T/make.sh" \
+	"PATCHCHECK_STOP_AT_FIRST = 1" >pc6.conf
+(
+	i=0
+	while [ ! -e building-6 ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+	rm -f hold-a hold-b
+) &
+lifter=$!
+start=$(date +%s)
+run_ktest pc6.conf
+took=$(( $(date +%s) - start ))
+held=no
+[ -e hold-build ] && held=yes
+rm -f hold-build
+wait "$lifter"
+check "STOP_AT_FIRST, c4 failing while c6 builds: c4 only ($(failing out))" \
+	test "$(failing out)" = "c4 "
+check "c6's build was stopped, not needed, before its hold was lifted (${took}s)" \
+	sh -c "[ $held = yes ] && grep -q '^${c6%"${c6#????????????}"}: its build stopped, not needed (PATCHCHECK_STOP_AT_FIRST' out"
+check "nothing of c6's build is in the journal or the report" \
+	sh -c "! grep -q 'key=patchcheck-build:$c6	state=done' st-pc6/journal &&
+	       ! jq -r '.tests[0].steps[].commit' st-pc6/report.json | grep -q '^$c6'"
+check "and no failed build of c6 was printed" \
+	sh -c "! grep -q '^failed build' out"
 
 # 6d. PATCHCHECK_PIPELINE, no BOXES: one box (named 1) boots while ktest
 # builds on; held in its first boot until all 8 builds are in the journal
