@@ -375,6 +375,14 @@ bool kpool_busy(const struct kpool *p, size_t k)
 	return k < p->n && p->pid[k] > 0;
 }
 
+bool kpool_any_busy(const struct kpool *p)
+{
+	for (size_t k = 0; k < p->n; k++)
+		if (kpool_busy(p, k))
+			return true;
+	return false;
+}
+
 int kpool_pollfds(const struct kpool *p, struct pollfd *pf, int max)
 {
 	int n = 0;

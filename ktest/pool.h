@@ -62,6 +62,9 @@ int kpool_start(struct kpool *p, size_t k, const struct kstep_opts *o,
 /* Whether box k runs a step kpool_start gave it. */
 bool kpool_busy(const struct kpool *p, size_t k);
 
+/* Whether any box does. */
+bool kpool_any_busy(const struct kpool *p);
+
 /*
  * The busy boxes' result pipes, readable once the box ended (for a
  * kcmd_watch): how many were put in pf (max at most).

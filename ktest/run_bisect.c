@@ -584,14 +584,6 @@ static int spread_take(struct spread *sp, size_t k,
 	return 0;
 }
 
-static bool any_busy(const struct kpool *p)
-{
-	for (size_t k = 0; k < p->n; k++)
-		if (kpool_busy(p, k))
-			return true;
-	return false;
-}
-
 static int judge_spread(struct bis *s, const char *id, const char *kind,
 			long steps_left, struct kfl_runs *r,
 			enum kfl_decision *d)
@@ -623,7 +615,7 @@ static int judge_spread(struct bis *s, const char *id, const char *kind,
 
 		if (!krun_interrupted(s->r) && spread_hand(sp, 0))
 			ret = -1;
-		else if (!any_busy(p))	/* interrupted: the run stops */
+		else if (!kpool_any_busy(p))	/* interrupted: the run stops */
 			ret = -1;
 		else if (kpool_wait(p, -1, &k, &res) || spread_take(sp, k, &res))
 			ret = -1;

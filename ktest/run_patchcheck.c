@@ -254,15 +254,6 @@ static int dispatch(struct pc_sched *c)
 	return 0;
 }
 
-/* Any box busy */
-static bool boxes_busy(const struct kpool *pool)
-{
-	for (size_t k = 0; k < pool->n; k++)
-		if (kpool_busy(pool, k))
-			return true;
-	return false;
-}
-
 /*
  * The boxes that ended within timeout_ms (-1: the first one, however long
  * it takes; 0: only those that have): their failures recorded late, and
@@ -272,7 +263,7 @@ static int collect_boots(struct pc_sched *c, int timeout_ms)
 {
 	struct kpool *pool = c->pool;
 
-	while (boxes_busy(pool)) {
+	while (kpool_any_busy(pool)) {
 		struct kstep_result res;
 		enum kp_stage st;
 		size_t k;
@@ -392,7 +383,7 @@ static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 			b->index = st.index;
 		}
 	}
-	while (!ret && pool && (c.nqueue || boxes_busy(pool)))
+	while (!ret && pool && (c.nqueue || kpool_any_busy(pool)))
 		ret = dispatch(&c) || collect_boots(&c, -1) ? -1 : 0;
 	if (pool)
 		kpool_stop_all(pool);
