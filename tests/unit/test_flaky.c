@@ -301,6 +301,58 @@ static void test_runs_left(void **state)
 	}
 }
 
+/*
+ * One commit's runs on `boxes` boxes (8 at most) through kfl_spread (s
+ * initialised): run n's outcome is outcome(n, ctx), asked when the run is
+ * handed out; a run takes lo + span * uniform(), a failing one fail_len
+ * times that. While undecided, every run going is needed. Returns the
+ * time to the decision; *first: the first run whose outcome came in;
+ * *ended: one more for each run that ended.
+ */
+static double spread_sim(struct kfl_spread *s, int boxes, double lo,
+			 double span, double fail_len,
+			 enum kfl_run (*outcome)(int n, void *ctx), void *ctx,
+			 int *first, long *ended)
+{
+	int run[8] = { 0 };
+	enum kfl_run out[8];
+	double end[8], now = 0;
+
+	while (s->d == KFL_MORE) {
+		int b, best = -1;
+
+		for (b = 0; b < boxes; b++) {
+			if (run[b])
+				continue;
+			run[b] = kfl_spread_next(&fl, s);
+			if (!run[b])
+				break;
+			out[b] = outcome(run[b], ctx);
+			end[b] = now + (lo + span * uniform()) *
+				(out[b] == KFL_FAIL ? fail_len : 1);
+		}
+		for (b = 0; b < boxes; b++)
+			if (run[b] && (best < 0 || end[b] < end[best]))
+				best = b;
+		assert_true(best >= 0);	/* undecided: something runs */
+		now = end[best];
+		if (!*first)
+			*first = run[best];
+		(*ended)++;
+		kfl_spread_in(&fl, s, run[best], out[best]);
+		run[best] = 0;
+		for (b = 0; b < boxes; b++)
+			if (run[b] && s->d == KFL_MORE)
+				assert_true(kfl_spread_needed(s, run[b]));
+	}
+	return now;
+}
+
+static enum kfl_run preset(int n, void *ctx)
+{
+	return ((const enum kfl_run *)ctx)[n];
+}
+
 /* one box: kfl_spread is kflaky_add's loop, run for run */
 static void test_spread_one_box(void **state)
 {
@@ -348,10 +400,11 @@ static void test_spread_any_order(void **state)
 		enum kfl_run out[KFL_MAX_RUNS + 1];
 		struct kfl_runs r = { .measure = uniform() < 0.2 };
 		struct kfl_spread s;
-		enum kfl_decision d = KFL_MORE, ds = KFL_MORE;
-		int boxes = 2 + (int)(uniform() * 3), run[4] = { 0 };
-		double end[4] = { 0 }, now = 0, q = uniform(), slow = 1 + uniform() * 4;
+		enum kfl_decision d = KFL_MORE;
+		int boxes = 2 + (int)(uniform() * 3);
+		double q = uniform(), slow = 1 + uniform() * 4;
 		int n1 = 0, first_in = 0;
+		long ended = 0;
 
 		random_policy();
 		for (int k = 1; k <= KFL_MAX_RUNS; k++)
@@ -359,34 +412,11 @@ static void test_spread_any_order(void **state)
 		while (d == KFL_MORE)
 			d = kflaky_add(&fl, &r, out[++n1]);
 		kfl_spread_init(&s, r.measure);
-		while (ds == KFL_MORE) {
-			int b, best = -1;
-
-			for (b = 0; b < boxes; b++) {
-				if (run[b])
-					continue;
-				run[b] = kfl_spread_next(&fl, &s);
-				if (!run[b])
-					break;
-				end[b] = now + (0.5 + uniform()) *
-					(out[run[b]] == KFL_FAIL ? slow : 1);
-			}
-			for (b = 0; b < boxes; b++)
-				if (run[b] && (best < 0 || end[b] < end[best]))
-					best = b;
-			assert_true(best >= 0);	/* undecided: something runs */
-			now = end[best];
-			if (!first_in)
-				first_in = run[best];
-			ds = kfl_spread_in(&fl, &s, run[best], out[run[best]]);
-			run[best] = 0;
-			for (b = 0; b < boxes; b++)
-				if (run[b] && ds == KFL_MORE)
-					assert_true(kfl_spread_needed(&s, run[b]));
-		}
+		spread_sim(&s, boxes, 0.5, 1, slow, preset, out, &first_in,
+			   &ended);
 		assert_true(s.handed <= fl.p.max_tries);
 		/* decided on one box's runs, one box's way */
-		assert_int_equal(ds, d);
+		assert_int_equal(s.d, d);
 		assert_memory_equal(&s.r, &r, sizeof(r));
 		for (int k = 1; k <= n1; k++)
 			assert_int_equal(s.st[k], KFL_S_COUNTED);
@@ -424,37 +454,29 @@ static bool sim_fails(int commit, int culprit, double p)
 	return (commit >= culprit && uniform() < p) || uniform() < noise;
 }
 
+struct sim_commit {
+	int commit, culprit;
+	double p;
+};
+
+static enum kfl_run sim_outcome(int n, void *ctx)
+{
+	const struct sim_commit *c = ctx;
+
+	(void)n;
+	return sim_fails(c->commit, c->culprit, c->p) ? KFL_FAIL : KFL_PASS;
+}
+
 static enum kfl_decision judge_boxes(int commit, int culprit, double p,
 				     bool measure, long *runs)
 {
+	struct sim_commit c = { commit, culprit, p };
 	struct kfl_spread s;
-	int run[8] = { 0 };
-	bool fails[8];
-	double end[8], now = 0;
+	int first = 0;
 
 	kfl_spread_init(&s, measure);
-	while (s.d == KFL_MORE) {
-		int b, best = -1;
-
-		for (b = 0; b < sim_boxes; b++) {
-			if (run[b])
-				continue;
-			run[b] = kfl_spread_next(&fl, &s);
-			if (!run[b])
-				break;
-			fails[b] = sim_fails(commit, culprit, p);
-			end[b] = now + (0.75 + uniform() / 2) *
-				(fails[b] ? sim_fail_len : 1);
-		}
-		for (b = 0; b < sim_boxes; b++)
-			if (run[b] && (best < 0 || end[b] < end[best]))
-				best = b;
-		now = end[best];
-		(*runs)++;
-		kfl_spread_in(&fl, &s, run[best], fails[best] ? KFL_FAIL : KFL_PASS);
-		run[best] = 0;
-	}
-	sim_wall += now;
+	sim_wall += spread_sim(&s, sim_boxes, 0.75, 0.5, sim_fail_len,
+			       sim_outcome, &c, &first, runs);
 	kflaky_record(&fl, &s.r, s.d);
 	return s.d;
 }
