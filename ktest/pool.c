@@ -180,7 +180,7 @@ static int prepare(struct kpool *p, size_t k, const char *bd, const char *id)
 		ret = -1;
 		goto out;
 	}
-	krun_print(r, "Box %s: a work tree of BUILD_DIR at %s (its first build is a whole one)\n",
+	krun_print(r, "Box %s: a work tree of BUILD_DIR at %s (its first build, if it builds, is a whole one)\n",
 		   p->names[k], bd);
 	if (kcmd_mkdirs_private(dir) || kvcs_worktree_add(v, name, bd, id)) {
 		krun_print(r, "ktest: box %s: cannot add the work tree %s: %s\n",
