@@ -73,6 +73,21 @@ double kflaky_miss(double p, int n, int fails)
 	return sum < 1.0 ? sum : 1.0;
 }
 
+/* The product over the good verdicts (the bisect's own budget) */
+double kflaky_goods_confidence(const struct kflaky *f)
+{
+	double p = kflaky_rate(f), c = 1.0;
+
+	if (!f->flaky)
+		return 1.0;
+	for (int i = 0; i < KFL_MAX_FAILS; i++)
+		for (int n = 0; n <= KFL_MAX_RUNS; n++)
+			if (f->good_runs[i][n])
+				c *= pow(1.0 - kflaky_miss(p, n, i),
+					 f->good_runs[i][n]);
+	return c;
+}
+
 int kflaky_needed_with(const struct kflaky *f, int fails)
 {
 	double p = kflaky_rate(f), eps, c;
@@ -91,7 +106,7 @@ int kflaky_needed_with(const struct kflaky *f, int fails)
 	if (p >= 1.0)
 		return fails + 1;
 	/* what the goods so far left of the target, shared by those to come */
-	c = f->p.confidence / kflaky_confidence(f);
+	c = f->p.confidence / kflaky_goods_confidence(f);
 	if (c >= 1.0)
 		return most;
 	eps = 1.0 - pow(c, 1.0 / k);
@@ -240,16 +255,41 @@ void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
 	}
 }
 
+void kflaky_record_check(struct kflaky *f, const struct kfl_runs *r,
+			 enum kfl_decision d)
+{
+	if (d != KFL_GOOD || f->checks >= KFL_MAX_CHECKS) {
+		kflaky_record(f, r, d);
+		return;
+	}
+	if (r->pass && r->fail) {
+		f->flipped = true;
+		f->flaky = true;
+	}
+	f->check[f->checks].fail = r->fail;
+	f->check[f->checks].n = r->pass + r->fail;
+	f->checks++;
+}
+
+/* a wrong answer passed the checks too: the largest chance of that */
+double kflaky_check_miss(const struct kflaky *f)
+{
+	double p = kflaky_rate(f), worst = 0;
+
+	if (!f->checks)
+		return 1.0;
+	for (int k = 0; k < f->checks; k++) {
+		double m = kflaky_miss(p, f->check[k].n, f->check[k].fail);
+
+		if (m > worst)
+			worst = m;
+	}
+	return worst;
+}
+
 double kflaky_confidence(const struct kflaky *f)
 {
-	double p = kflaky_rate(f), c = 1.0;
-
 	if (!f->flaky)
 		return 1.0;
-	for (int i = 0; i < KFL_MAX_FAILS; i++)
-		for (int n = 0; n <= KFL_MAX_RUNS; n++)
-			if (f->good_runs[i][n])
-				c *= pow(1.0 - kflaky_miss(p, n, i),
-					 f->good_runs[i][n]);
-	return c;
+	return 1.0 - (1.0 - kflaky_goods_confidence(f)) * kflaky_check_miss(f);
 }

@@ -19,7 +19,8 @@
  * and eps is what the answer's target confidence leaves each good verdict.
  * A commit with some failures, too few, that reaches max_tries without
  * that is a skip. The confidence of the answer is the product over the
- * good verdicts of 1 - P(at most f in n), with the final p.
+ * good verdicts of 1 - P(at most f in n), with the final p; a verified
+ * answer also counts the verification's runs of its good side (below).
  */
 #ifndef KTEST_FLAKY_H
 #define KTEST_FLAKY_H
@@ -29,6 +30,7 @@
 
 #define KFL_MAX_RUNS 100	/* runs of one commit, at most */
 #define KFL_MAX_FAILS 10	/* BISECT_FLAKY_FAILURES, at most */
+#define KFL_MAX_CHECKS 8	/* the verification's checks, at most */
 
 enum kfl_run { KFL_PASS, KFL_FAIL, KFL_UNTESTABLE };
 enum kfl_decision { KFL_MORE, KFL_GOOD, KFL_BAD, KFL_SKIP };
@@ -57,6 +59,8 @@ struct kflaky {
 	/* goods by their failing runs and all their runs */
 	int good_runs[KFL_MAX_FAILS][KFL_MAX_RUNS + 1];
 	int steps_left;		/* estimate of good verdicts still to come */
+	int checks;		/* the verification's good checks */
+	struct { int fail, n; } check[KFL_MAX_CHECKS];
 };
 
 void kflaky_init(struct kflaky *f, const struct kfl_policy *p);
@@ -114,6 +118,18 @@ bool kfl_spread_needed(const struct kfl_spread *s, int n);
 void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
 		   enum kfl_decision d);
 
+/*
+ * The verification's check of the answer's good side: the parents of the
+ * first bad commit (or, in a reverse bisect, the first good commit
+ * itself) decided good again, in runs of their own. Were the answer
+ * wrong, that commit would be bad: the answer would have to be wrong and
+ * a bad commit pass these runs too, so the chance of a wrong answer is
+ * the bisect's times the check's (the largest check's, of a merge's
+ * parents). Another decision counts as kflaky_record's.
+ */
+void kflaky_record_check(struct kflaky *f, const struct kfl_runs *r,
+			 enum kfl_decision d);
+
 /* Clean runs a good verdict needs now (1 when the runs are not flaky). */
 int kflaky_needed(const struct kflaky *f);
 /* Runs a good verdict needs now for a commit that failed fails times. */
@@ -127,7 +143,14 @@ double kflaky_measured(const struct kflaky *f);
 /* ... and on the low side, as the decisions use it (Wilson, 1 sigma). */
 double kflaky_rate(const struct kflaky *f);
 
-/* The answer's confidence so far: 1 unless flaky. */
+/*
+ * The answer's confidence so far: 1 unless flaky. The product over the
+ * good verdicts of 1 - P(at most f in n), c; with checks,
+ * 1 - (1 - c) * the largest check's P(at most f in n).
+ */
 double kflaky_confidence(const struct kflaky *f);
+/* Its parts: the good verdicts' product, the largest check's chance (1: none) */
+double kflaky_goods_confidence(const struct kflaky *f);
+double kflaky_check_miss(const struct kflaky *f);
 
 #endif

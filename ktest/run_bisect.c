@@ -52,6 +52,7 @@ struct bis {
 	bool verify_revert;		/* BISECT_VERIFY_REVERT */
 	const char *revert_of;		/* the commit run_once reverts */
 	bool revert_passed;		/* BISECT_BAD passed with it reverted */
+	bool checking;			/* judging the answer's good side again */
 	/* BISECT_SPECULATE: the marks so far, to ask what comes next */
 	struct kspec *spec;
 	struct kpool *pool;		/* BOXES: k commits at once... */
@@ -671,7 +672,10 @@ static int judge(struct bis *s, const char *id, const char *kind,
 					   "BISECT_TRIES");
 		} while (*d == KFL_MORE);
 	}
-	kflaky_record(&s->fl, &r, *d);
+	if (s->checking)
+		kflaky_record_check(&s->fl, &r, *d);
+	else
+		kflaky_record(&s->fl, &r, *d);
 	if (run > 1)
 		krun_print(s->r, "%.12s %s: %d runs, %d failed, %d passed%s\n",
 			   id, decision_name[*d], run, r.fail, r.pass,
@@ -800,6 +804,7 @@ static int verify(struct bis *s, const char *id, char *why, size_t len)
 {
 	enum kfl_decision d;
 	bool want_fail = !s->reverse;
+	int ret;
 
 	s->left = -1;
 	for (int k = 1; k <= 8; k++) {
@@ -811,10 +816,13 @@ static int verify(struct bis *s, const char *id, char *why, size_t len)
 			break;
 		krun_print(s->r, "Verifying: the parent %.12s of %.12s must %s\n",
 			   c.id, id, want_fail ? "pass" : "fail");
+		s->checking = want_fail;
 		if (judge(s, c.id, "verify", false, 1, &d)) {
+			s->checking = false;
 			kvcs_commit_clear(&c);
 			return -1;
 		}
+		s->checking = false;
 		if (d != (want_fail ? KFL_GOOD : KFL_BAD)) {
 			snprintf(why, len, "its parent %.12s %s too", c.id,
 				 decision_name[d]);
@@ -825,7 +833,10 @@ static int verify(struct bis *s, const char *id, char *why, size_t len)
 	}
 	krun_print(s->r, "Verifying: %.12s must %s again\n", id,
 		   want_fail ? "fail" : "pass");
-	if (judge(s, id, "verify", false, 0, &d))
+	s->checking = !want_fail;
+	ret = judge(s, id, "verify", false, 0, &d);
+	s->checking = false;
+	if (ret)
 		return -1;
 	if (d != (want_fail ? KFL_BAD : KFL_GOOD)) {
 		snprintf(why, len, "it %s this time", decision_name[d]);
@@ -920,6 +931,11 @@ static void give_confidence(struct bis *s)
 		   100.0 * kflaky_confidence(&s->fl),
 		   100.0 * kflaky_measured(&s->fl), 100.0 * kflaky_rate(&s->fl),
 		   s->runs);
+	if (s->fl.checks)
+		krun_print(s->r, "  (the bisect's verdicts alone: %.1f%%; a wrong answer would also have passed the verification's runs of %s, which a commit with the failure passes %.2g%% of the time at most)\n",
+			   100.0 * kflaky_goods_confidence(&s->fl),
+			   s->reverse ? "the answer" : "its parents",
+			   100.0 * kflaky_check_miss(&s->fl));
 }
 
 static int found(struct bis *s, const char *id)

@@ -235,6 +235,64 @@ static void test_two_failures(void **state)
 	assert_int_equal(kflaky_add(&fl, &r, KFL_PASS), KFL_SKIP);
 }
 
+/*
+ * The verification's check of the answer's good side: a wrong answer had
+ * to pass it too, so the chance of one is the bisect's times the check's
+ * (the largest check's, of a merge's parents); the check does not change
+ * what the bisect's goods need, and a check that fails feeds the rate
+ */
+static void test_check(void **state)
+{
+	struct kfl_runs r = { .measure = true }, g = { 0 }, c = { 0 };
+	double p, bis, c1, c2;
+	int need;
+
+	(void)state;
+	init(4, true, 50, 0.9);
+	kflaky_add(&fl, &r, KFL_FAIL);
+	kflaky_add(&fl, &r, KFL_PASS);
+	kflaky_add(&fl, &r, KFL_FAIL);
+	kflaky_add(&fl, &r, KFL_PASS);
+	kflaky_record(&fl, &r, KFL_BAD);
+	g.pass = 3;
+	kflaky_record(&fl, &g, KFL_GOOD);
+	p = kflaky_rate(&fl);
+	bis = kflaky_confidence(&fl);
+	assert_true(fabs(bis - (1 - pow(1 - p, 3))) < 1e-12);
+	need = kflaky_needed(&fl);
+
+	c.pass = 5;
+	kflaky_record_check(&fl, &c, KFL_GOOD);
+	c1 = kflaky_confidence(&fl);
+	assert_true(fabs(c1 - (1 - (1 - bis) * pow(1 - p, 5))) < 1e-12);
+	assert_true(c1 > bis);
+	assert_int_equal(kflaky_needed(&fl), need);
+	assert_int_equal(fl.goods, 1);
+
+	/* a merge's second parent, fewer runs and a failure: it counts */
+	c.pass = 3;
+	c.fail = 1;
+	kflaky_record_check(&fl, &c, KFL_GOOD);
+	c2 = kflaky_confidence(&fl);
+	assert_true(fabs(c2 - (1 - (1 - bis) * kflaky_miss(p, 4, 1))) < 1e-12);
+	assert_true(c2 < c1);
+
+	/* a check decided bad is a failing commit's runs: the rate */
+	c.pass = 1;
+	c.fail = 3;
+	kflaky_record_check(&fl, &c, KFL_BAD);
+	assert_int_equal(fl.fail_runs, 5);
+	assert_int_equal(fl.all_runs, 8);
+	assert_int_equal(fl.checks, 2);
+
+	/* not flaky: 1 whatever the checks */
+	init(1, false, 1, 0.9);
+	c.pass = 1;
+	c.fail = 0;
+	kflaky_record_check(&fl, &c, KFL_GOOD);
+	assert_true(kflaky_confidence(&fl) == 1.0);
+}
+
 /* ---- several boxes: how many runs at once, and in which order they count ---- */
 
 static uint64_t rng;
@@ -419,6 +477,15 @@ static double noise;
  */
 static int sim_boxes;
 static double sim_fail_len = 1, sim_wall;
+static bool sim_check;		/* the verification's check of the parent */
+
+static void sim_record(const struct kfl_runs *r, enum kfl_decision d)
+{
+	if (sim_check)
+		kflaky_record_check(&fl, r, d);
+	else
+		kflaky_record(&fl, r, d);
+}
 
 static bool sim_fails(int commit, int culprit, double p)
 {
@@ -448,7 +515,7 @@ static enum kfl_decision judge_boxes(int commit, int culprit, double p,
 	kfl_spread_init(&s, measure);
 	sim_wall += spread_sim(&s, sim_boxes, 0.75, 0.5, sim_fail_len,
 			       sim_outcome, &c, &first, runs);
-	kflaky_record(&fl, &s.r, s.d);
+	sim_record(&s.r, s.d);
 	return s.d;
 }
 
@@ -466,7 +533,7 @@ static enum kfl_decision judge(int commit, int culprit, double p,
 		(*runs)++;
 		d = kflaky_add(&fl, &r, fails ? KFL_FAIL : KFL_PASS);
 	} while (d == KFL_MORE);
-	kflaky_record(&fl, &r, d);
+	sim_record(&r, d);
 	return d;
 }
 
@@ -475,6 +542,23 @@ static enum kfl_decision judge(int commit, int culprit, double p,
  * (-1: the bad commit did not fail), its confidence in *conf.
  */
 static int fails_needed = 1;
+static double sim_target = 0.9;
+static bool sim_verify;		/* as BISECT_VERIFY: -2 when it fails */
+
+/* as run_bisect.c's verify(): the parent passes, the answer fails again */
+static int verify(int hi, int culprit, double p, long *runs)
+{
+	enum kfl_decision d;
+
+	kflaky_set_steps(&fl, 2);
+	sim_check = true;
+	d = judge(hi - 1, culprit, p, false, runs);
+	sim_check = false;
+	if (d != KFL_GOOD)
+		return -2;
+	kflaky_set_steps(&fl, 1);
+	return judge(hi, culprit, p, false, runs) == KFL_BAD ? hi : -2;
+}
 
 static int bisect(int n, int culprit, double p, int tries, bool flaky,
 		  double *conf, long *runs)
@@ -482,13 +566,14 @@ static int bisect(int n, int culprit, double p, int tries, bool flaky,
 	int lo = 0, hi = n;
 	enum kfl_decision d;
 
-	init_fails(tries, flaky, 40, 0.9, fails_needed);
+	init_fails(tries, flaky, 40, sim_target, fails_needed);
 	if (flaky && judge(n, culprit, p, true, runs) != KFL_BAD)
 		return -1;
 	while (hi - lo > 1) {
 		int mid = lo + (hi - lo) / 2;
 
-		kflaky_set_steps(&fl, (int)ceil(log2((double)(hi - lo))));
+		kflaky_set_steps(&fl, (int)ceil(log2((double)(hi - lo))) +
+				 (sim_verify ? 1 : 0));
 		d = judge(mid, culprit, p, false, runs);
 		if (d == KFL_SKIP)	/* as git bisect skip would, roughly */
 			d = judge(mid, culprit, p, false, runs);
@@ -499,6 +584,8 @@ static int bisect(int n, int culprit, double p, int tries, bool flaky,
 		else
 			lo = mid;
 	}
+	if (sim_verify && verify(hi, culprit, p, runs) < 0)
+		return -2;
 	*conf = kflaky_confidence(&fl);
 	return hi;
 }
@@ -546,6 +633,38 @@ static void test_simulated_flaky(void **state)
 		if (rates[i] <= 0.5)
 			assert_true(right > right1 + 0.2);
 	}
+}
+
+/*
+ * BISECT_VERIFY: the answers that pass the verification are right at
+ * least as often as the confidence they are given, which counts the
+ * check of the parent; higher than without it, as the answers are.
+ * A low target and rate, so that wrong answers are many enough to count.
+ */
+static void test_simulated_verified(void **state)
+{
+	const double rates[] = { 0.3, 0.5 }, targets[] = { 0.6, 0.9 };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		double right, conf, runs, right0, conf0, runs0;
+
+		rng = 0x853c49e6748fea9bull;
+		sim_target = targets[i];
+		simulate(rates[i], true, 10, 4000, &right0, &conf0, &runs0);
+		rng = 0x853c49e6748fea9bull;
+		sim_verify = true;
+		simulate(rates[i], true, 10, 4000, &right, &conf, &runs);
+		sim_verify = false;
+		printf("p %.1f, target %.1f: unverified right %.4f (confidence %.4f, %.1f runs); verified right %.4f (confidence %.4f, %.1f runs)\n",
+		       rates[i], targets[i], right0, conf0, runs0, right, conf,
+		       runs);
+		assert_true(right >= conf - 0.005);
+		assert_true(conf > conf0);
+		assert_true(right > right0);
+		assert_true(conf >= targets[i]);
+	}
+	sim_target = 0.9;
 }
 
 /*
@@ -649,9 +768,11 @@ int main(void)
 		cmocka_unit_test(test_needed),
 		cmocka_unit_test(test_miss),
 		cmocka_unit_test(test_two_failures),
+		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_runs_left),
 		cmocka_unit_test(test_spread_any_order),
 		cmocka_unit_test(test_simulated_flaky),
+		cmocka_unit_test(test_simulated_verified),
 		cmocka_unit_test(test_simulated_noise),
 		cmocka_unit_test(test_simulated_solid),
 		cmocka_unit_test(test_simulated_boxes),
