@@ -88,32 +88,64 @@ double kflaky_goods_confidence(const struct kflaky *f)
 	return c;
 }
 
+/*
+ * The fewest runs with fails failures that a commit with the failure
+ * passes with a chance of eps at most (most: out of reach)
+ */
+static int runs_for(const struct kflaky *f, int fails, double eps)
+{
+	double p = kflaky_rate(f);
+	int n;
+
+	for (n = fails + 1; n <= f->p.max_tries; n++)
+		if (kflaky_miss(p, n, fails) <= eps)
+			return n;
+	return fails ? f->p.max_tries + 1 : f->p.max_tries;
+}
+
 int kflaky_needed_with(const struct kflaky *f, int fails)
 {
-	double p = kflaky_rate(f), eps, c;
+	double c;
 	int k = f->steps_left + 1;	/* the goods to come, and this one */
-	int n, most;
 
 	/*
 	 * Out of reach: max_tries clean runs still pass a commit (with the
 	 * confidence it leaves); one that failed is not passed short of it
 	 */
-	most = fails ? f->p.max_tries + 1 : f->p.max_tries;
 	if (!f->flaky)
 		return f->p.tries;
 	if (!f->all_runs)
-		return most;	/* no rate yet: as sure as allowed */
-	if (p >= 1.0)
+		return runs_for(f, fails, -1);	/* no rate yet: as sure as allowed */
+	if (kflaky_rate(f) >= 1.0)
 		return fails + 1;
 	/* what the goods so far left of the target, shared by those to come */
 	c = f->p.confidence / kflaky_goods_confidence(f);
 	if (c >= 1.0)
-		return most;
-	eps = 1.0 - pow(c, 1.0 / k);
-	for (n = fails + 1; n <= f->p.max_tries; n++)
-		if (kflaky_miss(p, n, fails) <= eps)
-			return n;
-	return most;
+		return runs_for(f, fails, -1);
+	return runs_for(f, fails, 1.0 - pow(c, 1.0 / k));
+}
+
+/*
+ * A good's share of the target, whatever the goods spent: that alone takes
+ * the answer there, (1 - c) * eps <= eps = 1 - t^(1/k) <= 1 - t
+ */
+int kflaky_needed_check(const struct kflaky *f, int fails)
+{
+	if (!f->flaky)
+		return f->p.tries;
+	if (!f->all_runs)
+		return runs_for(f, fails, -1);
+	if (kflaky_rate(f) >= 1.0)
+		return fails + 1;
+	return runs_for(f, fails,
+			1.0 - pow(f->p.confidence, 1.0 / (f->steps_left + 1)));
+}
+
+/* what a good verdict needs of these runs */
+static int needed(const struct kflaky *f, const struct kfl_runs *r, int fails)
+{
+	return r->check ? kflaky_needed_check(f, fails) :
+		kflaky_needed_with(f, fails);
 }
 
 int kflaky_needed(const struct kflaky *f)
@@ -151,12 +183,12 @@ enum kfl_decision kflaky_add(struct kflaky *f, struct kfl_runs *r,
 	if (r->fail >= f->p.fails)
 		return KFL_BAD;
 	if (!r->fail) {
-		if (r->pass < kflaky_needed(f) && runs < f->p.max_tries)
+		if (r->pass < needed(f, r, 0) && runs < f->p.max_tries)
 			return KFL_MORE;
 		return r->pass ? KFL_GOOD : KFL_SKIP;
 	}
 	/* failed, but fewer times than the failure needs: the runs decide */
-	if (r->pass + r->fail >= kflaky_needed_with(f, r->fail))
+	if (r->pass + r->fail >= needed(f, r, r->fail))
 		return KFL_GOOD;
 	return runs < f->p.max_tries ? KFL_MORE : KFL_SKIP;
 }
@@ -175,9 +207,9 @@ int kflaky_runs_left(const struct kflaky *f, const struct kfl_runs *r)
 	} else if (r->fail >= f->p.fails) {
 		left = 0;
 	} else if (!r->fail) {
-		left = kflaky_needed(f) - r->pass;
+		left = needed(f, r, 0) - r->pass;
 	} else {
-		left = kflaky_needed_with(f, r->fail) - (r->pass + r->fail);
+		left = needed(f, r, r->fail) - (r->pass + r->fail);
 	}
 	if (left > f->p.max_tries - runs)
 		left = f->p.max_tries - runs;
@@ -246,6 +278,10 @@ void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
 	if (d == KFL_BAD) {
 		f->fail_runs += r->fail;
 		f->all_runs += r->fail + r->pass;
+	} else if (d == KFL_GOOD && r->check && f->checks < KFL_MAX_CHECKS) {
+		f->check[f->checks].fail = r->fail;
+		f->check[f->checks].n = r->pass + r->fail;
+		f->checks++;
 	} else if (d == KFL_GOOD) {
 		int n = r->pass + r->fail;
 
@@ -253,22 +289,6 @@ void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
 			    [n > KFL_MAX_RUNS ? KFL_MAX_RUNS : n]++;
 		f->goods++;
 	}
-}
-
-void kflaky_record_check(struct kflaky *f, const struct kfl_runs *r,
-			 enum kfl_decision d)
-{
-	if (d != KFL_GOOD || f->checks >= KFL_MAX_CHECKS) {
-		kflaky_record(f, r, d);
-		return;
-	}
-	if (r->pass && r->fail) {
-		f->flipped = true;
-		f->flaky = true;
-	}
-	f->check[f->checks].fail = r->fail;
-	f->check[f->checks].n = r->pass + r->fail;
-	f->checks++;
 }
 
 /* a wrong answer passed the checks too: the largest chance of that */

@@ -47,6 +47,7 @@ struct kfl_policy {
 struct kfl_runs {
 	int pass, fail, untestable;
 	bool measure;		/* the bad commit's check: all tries runs */
+	bool check;		/* the verification's check of the good side */
 };
 
 struct kflaky {
@@ -114,26 +115,29 @@ enum kfl_decision kfl_spread_in(struct kflaky *f, struct kfl_spread *s,
 /* Whether run n still runs and is needed (else stop it). */
 bool kfl_spread_needed(const struct kfl_spread *s, int n);
 
-/* The decision taken for a commit: it feeds the rate and the confidence. */
 void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
 		   enum kfl_decision d);
 
 /*
- * The verification's check of the answer's good side: the parents of the
- * first bad commit (or, in a reverse bisect, the first good commit
- * itself) decided good again, in runs of their own. Were the answer
- * wrong, that commit would be bad: the answer would have to be wrong and
- * a bad commit pass these runs too, so the chance of a wrong answer is
- * the bisect's times the check's (the largest check's, of a merge's
- * parents). Another decision counts as kflaky_record's.
+ * The decision taken for a commit: it feeds the rate and the confidence.
+ * A check (r->check) decided good is the verification's check of the
+ * answer's good side: the parents of the first bad commit (or, in a
+ * reverse bisect, the first good commit itself) decided good again, in
+ * runs of their own. Were the answer wrong, that commit would be bad: the
+ * answer would have to be wrong and a bad commit pass these runs too, so
+ * the chance of a wrong answer is the bisect's times the check's (the
+ * largest check's, of a merge's parents). It is not one of the goods.
  */
-void kflaky_record_check(struct kflaky *f, const struct kfl_runs *r,
-			 enum kfl_decision d);
-
 /* Clean runs a good verdict needs now (1 when the runs are not flaky). */
 int kflaky_needed(const struct kflaky *f);
 /* Runs a good verdict needs now for a commit that failed fails times. */
 int kflaky_needed_with(const struct kflaky *f, int fails);
+/*
+ * Runs the verification's check needs: as sure as a good verdict's share
+ * of the target, whatever the goods spent of it (then the answer reaches
+ * the target with the check counted, however far below it the goods are).
+ */
+int kflaky_needed_check(const struct kflaky *f, int fails);
 
 /* P(at most fails failures in n runs) for a failure of rate p. */
 double kflaky_miss(double p, int n, int fails);

@@ -15,6 +15,7 @@
  * written to TMP_DIR/ktest_bisect_log in git bisect log's format, and the
  * tree is put back at the commit it was on.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -600,6 +601,7 @@ static int judge_spread(struct bis *s, const char *id, const char *kind,
 	sp->steps_left = steps_left;
 	sp->bt = build_type(s);
 	kfl_spread_init(&sp->fs, r->measure);
+	sp->fs.r.check = r->check;
 	n = kfl_spread_next(&s->fl, &sp->fs);
 	krun_print(s->r, "%.12s: run %d on box %s\n", id, n,
 		   p->names[0]);
@@ -644,7 +646,7 @@ static int judge_spread(struct bis *s, const char *id, const char *kind,
 static int judge(struct bis *s, const char *id, const char *kind,
 		 bool measure, long steps_left, enum kfl_decision *d)
 {
-	struct kfl_runs r = { .measure = measure };
+	struct kfl_runs r = { .measure = measure, .check = s->checking };
 	bool was_flaky = s->fl.flaky;
 	int run = 0;
 
@@ -672,10 +674,7 @@ static int judge(struct bis *s, const char *id, const char *kind,
 					   "BISECT_TRIES");
 		} while (*d == KFL_MORE);
 	}
-	if (s->checking)
-		kflaky_record_check(&s->fl, &r, *d);
-	else
-		kflaky_record(&s->fl, &r, *d);
+	kflaky_record(&s->fl, &r, *d);
 	if (run > 1)
 		krun_print(s->r, "%.12s %s: %d runs, %d failed, %d passed%s\n",
 			   id, decision_name[*d], run, r.fail, r.pass,
@@ -917,23 +916,38 @@ static void pin_builds(struct bis *s, bool on)
 	s->pinned = false;
 }
 
+/* A confidence in percent: 99% and above cut (not rounded) to 0.01 */
+static const char *percent(double c, char *buf, size_t len)
+{
+	double hundredths = floor(c * 10000.0);
+
+	if (c < 0.99)
+		snprintf(buf, len, "%.1f", 100.0 * c);
+	else if (c < 1.0 && hundredths >= 10000.0)
+		snprintf(buf, len, "99.99");
+	else
+		snprintf(buf, len, "%.2f", hundredths / 100.0);
+	return buf;
+}
+
 /* The confidence, printed and kept for report.json (a flaky bisect's). */
 static void give_confidence(struct bis *s)
 {
 	struct ktest_report *t = s->r->t;
+	char pct[16];
 
 	if (!s->fl.flaky)
 		return;
 	t->flaky = true;
 	t->confidence = kflaky_confidence(&s->fl);
 	t->runs = s->runs;
-	krun_print(s->r, "Confidence %.1f%%: the failure showed in %.0f%% of the runs of the commits it showed on (%.0f%% counted, on the low side); %ld runs in all\n",
-		   100.0 * kflaky_confidence(&s->fl),
+	krun_print(s->r, "Confidence %s%%: the failure showed in %.0f%% of the runs of the commits it showed on (%.0f%% counted, on the low side); %ld runs in all\n",
+		   percent(t->confidence, pct, sizeof(pct)),
 		   100.0 * kflaky_measured(&s->fl), 100.0 * kflaky_rate(&s->fl),
 		   s->runs);
 	if (s->fl.checks)
-		krun_print(s->r, "  (the bisect's verdicts alone: %.1f%%; a wrong answer would also have passed the verification's runs of %s, which a commit with the failure passes %.2g%% of the time at most)\n",
-			   100.0 * kflaky_goods_confidence(&s->fl),
+		krun_print(s->r, "  (the bisect's verdicts alone: %s%%; a wrong answer would also have passed the verification's runs of %s, which a commit with the failure passes %.2g%% of the time at most)\n",
+			   percent(kflaky_goods_confidence(&s->fl), pct, sizeof(pct)),
 			   s->reverse ? "the answer" : "its parents",
 			   100.0 * kflaky_check_miss(&s->fl));
 }

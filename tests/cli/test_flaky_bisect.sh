@@ -85,7 +85,7 @@ check "the confidence is printed and at least the 90% asked for: $conf_line" \
 	test "${pct:-0}" -ge 90
 # the verification's runs of the parent count: a wrong answer had to pass
 # them too, so the confidence is above the bisect's verdicts' alone
-alone=$(sed -n "s/^  (the bisect's verdicts alone: \([0-9]*\.[0-9]\)%; a wrong answer would also have passed the verification's runs of its parents, which .* passes \([0-9.e-]*\)% of the time at most)$/\1 \2/p" out)
+alone=$(sed -n "s/^  (the bisect's verdicts alone: \([0-9.]*\)%; a wrong answer would also have passed the verification's runs of its parents, which .* passes \([0-9.e-]*\)% of the time at most)$/\1 \2/p" out)
 check "the verification's runs count in it: the bisect's verdicts alone ${alone%% *}%, a commit with the failure passes the check ${alone##* }%" \
 	awk -v a="$alone" -v c="$(echo "$conf_line" | sed -n 's/^Confidence \([0-9.]*\)%.*/\1/p')" \
 		'BEGIN { split(a, w, " ");

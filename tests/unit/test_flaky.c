@@ -239,13 +239,16 @@ static void test_two_failures(void **state)
  * The verification's check of the answer's good side: a wrong answer had
  * to pass it too, so the chance of one is the bisect's times the check's
  * (the largest check's, of a merge's parents); the check does not change
- * what the bisect's goods need, and a check that fails feeds the rate
+ * what the bisect's goods need, and a check that fails feeds the rate.
+ * Its runs are a good's share of the target, also when the goods are far
+ * below it (a good would then need every run it may have).
  */
 static void test_check(void **state)
 {
-	struct kfl_runs r = { .measure = true }, g = { 0 }, c = { 0 };
-	double p, bis, c1, c2;
-	int need;
+	struct kfl_runs r = { .measure = true }, g = { 0 };
+	struct kfl_runs c = { .check = true };
+	double p, bis, c1, c2, share;
+	int need, k;
 
 	(void)state;
 	init(4, true, 50, 0.9);
@@ -259,20 +262,32 @@ static void test_check(void **state)
 	p = kflaky_rate(&fl);
 	bis = kflaky_confidence(&fl);
 	assert_true(fabs(bis - (1 - pow(1 - p, 3))) < 1e-12);
-	need = kflaky_needed(&fl);
+	assert_true(bis < 0.9);
 
-	c.pass = 5;
-	kflaky_record_check(&fl, &c, KFL_GOOD);
+	/* the goods are below the target: a good needs all 50 runs, ... */
+	kflaky_set_steps(&fl, 2);
+	assert_int_equal(kflaky_needed(&fl), 50);
+	/* ... the check a good's share of it, 1 - 0.9^(1/3) */
+	share = 1 - pow(0.9, 1.0 / 3);
+	need = kflaky_needed_check(&fl, 0);
+	assert_true(need < 50);
+	assert_true(pow(1 - p, need) <= share);
+	assert_true(pow(1 - p, need - 1) > share);
+	for (k = 0; k < need - 1; k++)
+		assert_int_equal(kflaky_add(&fl, &c, KFL_PASS), KFL_MORE);
+	assert_int_equal(kflaky_add(&fl, &c, KFL_PASS), KFL_GOOD);
+	assert_int_equal(kflaky_runs_left(&fl, &c), 0);
+	kflaky_record(&fl, &c, KFL_GOOD);
 	c1 = kflaky_confidence(&fl);
-	assert_true(fabs(c1 - (1 - (1 - bis) * pow(1 - p, 5))) < 1e-12);
-	assert_true(c1 > bis);
-	assert_int_equal(kflaky_needed(&fl), need);
+	assert_true(fabs(c1 - (1 - (1 - bis) * pow(1 - p, need))) < 1e-12);
+	assert_true(c1 >= 0.9);
+	assert_int_equal(kflaky_needed(&fl), 50);
 	assert_int_equal(fl.goods, 1);
 
 	/* a merge's second parent, fewer runs and a failure: it counts */
 	c.pass = 3;
 	c.fail = 1;
-	kflaky_record_check(&fl, &c, KFL_GOOD);
+	kflaky_record(&fl, &c, KFL_GOOD);
 	c2 = kflaky_confidence(&fl);
 	assert_true(fabs(c2 - (1 - (1 - bis) * kflaky_miss(p, 4, 1))) < 1e-12);
 	assert_true(c2 < c1);
@@ -280,7 +295,7 @@ static void test_check(void **state)
 	/* a check decided bad is a failing commit's runs: the rate */
 	c.pass = 1;
 	c.fail = 3;
-	kflaky_record_check(&fl, &c, KFL_BAD);
+	kflaky_record(&fl, &c, KFL_BAD);
 	assert_int_equal(fl.fail_runs, 5);
 	assert_int_equal(fl.all_runs, 8);
 	assert_int_equal(fl.checks, 2);
@@ -289,7 +304,7 @@ static void test_check(void **state)
 	init(1, false, 1, 0.9);
 	c.pass = 1;
 	c.fail = 0;
-	kflaky_record_check(&fl, &c, KFL_GOOD);
+	kflaky_record(&fl, &c, KFL_GOOD);
 	assert_true(kflaky_confidence(&fl) == 1.0);
 }
 
@@ -479,13 +494,6 @@ static int sim_boxes;
 static double sim_fail_len = 1, sim_wall;
 static bool sim_check;		/* the verification's check of the parent */
 
-static void sim_record(const struct kfl_runs *r, enum kfl_decision d)
-{
-	if (sim_check)
-		kflaky_record_check(&fl, r, d);
-	else
-		kflaky_record(&fl, r, d);
-}
 
 static bool sim_fails(int commit, int culprit, double p)
 {
@@ -513,16 +521,17 @@ static enum kfl_decision judge_boxes(int commit, int culprit, double p,
 	int first = 0;
 
 	kfl_spread_init(&s, measure);
+	s.r.check = sim_check;
 	sim_wall += spread_sim(&s, sim_boxes, 0.75, 0.5, sim_fail_len,
 			       sim_outcome, &c, &first, runs);
-	sim_record(&s.r, s.d);
+	kflaky_record(&fl, &s.r, s.d);
 	return s.d;
 }
 
 static enum kfl_decision judge(int commit, int culprit, double p,
 			       bool measure, long *runs)
 {
-	struct kfl_runs r = { .measure = measure };
+	struct kfl_runs r = { .measure = measure, .check = sim_check };
 	enum kfl_decision d;
 
 	if (sim_boxes)
@@ -533,7 +542,7 @@ static enum kfl_decision judge(int commit, int culprit, double p,
 		(*runs)++;
 		d = kflaky_add(&fl, &r, fails ? KFL_FAIL : KFL_PASS);
 	} while (d == KFL_MORE);
-	sim_record(&r, d);
+	kflaky_record(&fl, &r, d);
 	return d;
 }
 
