@@ -165,6 +165,9 @@ enum kfl_decision kflaky_add(struct kflaky *f, struct kfl_runs *r,
 	case KFL_FAIL:
 		r->fail++;
 		break;
+	case KFL_OTHER:
+		r->other++;
+		break;
 	case KFL_UNTESTABLE:
 		r->untestable++;
 		/* a build break does not mend itself: no second run */
@@ -172,7 +175,7 @@ enum kfl_decision kflaky_add(struct kflaky *f, struct kfl_runs *r,
 			return KFL_SKIP;
 		break;
 	}
-	runs = r->pass + r->fail + r->untestable;
+	runs = r->pass + r->fail + r->untestable + r->other;
 	if (r->measure && runs < f->p.tries && runs < f->p.max_tries)
 		return KFL_MORE;
 	if (!f->flaky || r->measure) {
@@ -195,7 +198,7 @@ enum kfl_decision kflaky_add(struct kflaky *f, struct kfl_runs *r,
 
 int kflaky_runs_left(const struct kflaky *f, const struct kfl_runs *r)
 {
-	int runs = r->pass + r->fail + r->untestable, left;
+	int runs = r->pass + r->fail + r->untestable + r->other, left;
 
 	/* as kflaky_add decides, from the runs so far */
 	if (r->untestable && !r->pass && !r->fail)
@@ -225,7 +228,7 @@ void kfl_spread_init(struct kfl_spread *s, bool measure)
 
 static int counted(const struct kfl_runs *r)
 {
-	return r->pass + r->fail + r->untestable;
+	return r->pass + r->fail + r->untestable + r->other;
 }
 
 int kfl_spread_next(const struct kflaky *f, struct kfl_spread *s)

@@ -32,7 +32,13 @@
 #define KFL_MAX_FAILS 10	/* BISECT_FLAKY_FAILURES, at most */
 #define KFL_MAX_CHECKS 8	/* the verification's checks, at most */
 
-enum kfl_run { KFL_PASS, KFL_FAIL, KFL_UNTESTABLE };
+/*
+ * A run: the failure seen or not, the commit could not be tested (a build
+ * break: no second run), or another failure than the one bisected
+ * (BISECT_SAME_CRASH: it hid whether the failure is there; the commit runs
+ * again, up to max_tries)
+ */
+enum kfl_run { KFL_PASS, KFL_FAIL, KFL_UNTESTABLE, KFL_OTHER };
 enum kfl_decision { KFL_MORE, KFL_GOOD, KFL_BAD, KFL_SKIP };
 
 struct kfl_policy {
@@ -45,7 +51,7 @@ struct kfl_policy {
 
 /* The runs of one commit so far. */
 struct kfl_runs {
-	int pass, fail, untestable;
+	int pass, fail, untestable, other;
 	bool measure;		/* the bad commit's check: all tries runs */
 	bool check;		/* the verification's check of the good side */
 };

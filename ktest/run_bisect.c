@@ -16,6 +16,8 @@
  * tree is put back at the commit it was on.
  */
 #include <math.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,12 @@ struct bis {
 	const char *revert_of;		/* the commit run_once reverts */
 	bool revert_passed;		/* BISECT_BAD passed with it reverted */
 	bool checking;			/* judging the answer's good side again */
+	/* BISECT_SAME_CRASH, BISECT_CRASH_TITLE: the failure bisected */
+	bool same_crash;
+	char *crash;			/* its title once seen ("": none) */
+	pcre2_code *crash_re;
+	pcre2_match_data *crash_md;
+	bool other;			/* the last run failed otherwise */
 	/* BISECT_SPECULATE: the marks so far, to ask what comes next */
 	struct kspec *spec;
 	struct kpool *pool;		/* BOXES: k commits at once... */
@@ -217,10 +225,56 @@ static void read_retmap(struct krun *r, struct kb_retmap *m)
 }
 
 /* A step's verdict as a bisect mark; -1: stop (INFRA, or no BISECT_SKIP). */
-static int to_mark(struct bis *s, const struct kstep_result *res,
-		   enum kb_verdict *m)
+/*
+ * BISECT_SAME_CRASH, BISECT_CRASH_TITLE: is a run's failure the one
+ * bisected? Under BISECT_SAME_CRASH the first failure seen names it: the
+ * bad commit's, which runs first.
+ */
+static bool same_failure(struct bis *s, const char *id, const char *title)
+{
+	if (s->crash_re)
+		return title[0] &&
+			pcre2_match(s->crash_re, (PCRE2_SPTR)title,
+				    PCRE2_ZERO_TERMINATED, 0, 0, s->crash_md,
+				    NULL) > 0;
+	if (!s->same_crash)
+		return true;
+	if (!s->crash) {
+		s->crash = xstrdup(title);
+		krun_print(s->r, "The failure bisected (BISECT_SAME_CRASH): %s%s%s, as %.12s showed it; a run that fails otherwise counts neither way\n",
+			   title[0] ? "\"" : "",
+			   title[0] ? title : "a failure with no crash title",
+			   title[0] ? "\"" : "", id);
+		return true;
+	}
+	return !strcmp(s->crash, title);
+}
+
+/* A failing run whose failure is another: a skip (flaky: KFL_OTHER) */
+static bool other_failure(struct bis *s, const char *id,
+			  const struct kstep_result *res, enum kb_verdict *m)
+{
+	if (same_failure(s, id, res->title))
+		return false;
+	krun_print(s->r, "%.12s: failed with %s%s%s, not the failure bisected (%s%s%s): the run counts neither way\n",
+		   id, res->title[0] ? "\"" : "",
+		   res->title[0] ? res->title : "no crash title",
+		   res->title[0] ? "\"" : "",
+		   s->crash_re ? "BISECT_CRASH_TITLE " : "\"",
+		   s->crash_re ? krun_opt(s->r, KOPT_BISECT_CRASH_TITLE) :
+		   s->crash[0] ? s->crash : "no crash title",
+		   s->crash_re ? "" : "\"");
+	*m = KB_SKIP;
+	s->other = true;
+	return true;
+}
+
+static int to_mark(struct bis *s, const char *id,
+		   const struct kstep_result *res, enum kb_verdict *m)
 {
 	bool failed_earlier = krun_failed_before(s->level, res);
+
+	s->other = false;
 
 	if (s->level == KSTEP_TEST && !strcmp(res->phase, "test") &&
 	    !res->title[0] && res->verdict != KV_INFRA) {
@@ -230,7 +284,8 @@ static int to_mark(struct bis *s, const struct kstep_result *res,
 			*m = s->reverse ? KB_BAD : KB_GOOD;
 			return 0;
 		case KB_R_BAD:
-			*m = s->reverse ? KB_GOOD : KB_BAD;
+			if (!other_failure(s, id, res, m))
+				*m = s->reverse ? KB_GOOD : KB_BAD;
 			return 0;
 		case KB_R_SKIP:
 			*m = KB_SKIP;
@@ -256,7 +311,8 @@ static int to_mark(struct bis *s, const struct kstep_result *res,
 			*m = KB_SKIP;
 			return 0;
 		}
-		*m = s->reverse ? KB_GOOD : KB_BAD;
+		if (!other_failure(s, id, res, m))
+			*m = s->reverse ? KB_GOOD : KB_BAD;
 		return 0;
 	case KV_SKIP:
 		*m = KB_SKIP;
@@ -430,7 +486,7 @@ static int run_outcome(struct bis *s, const char *id,
 {
 	if (res->image[0])
 		free(strmap_put(&s->images, id, xstrdup(res->image)));
-	if (to_mark(s, res, m))
+	if (to_mark(s, id, res, m))
 		return -1;
 	if (s->reverse && *m != KB_SKIP)
 		*m = *m == KB_GOOD ? KB_BAD : KB_GOOD;
@@ -495,7 +551,8 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 		return -1;
 	if (s->manual && ask(s, id, k, &m))
 		return -1;
-	*out = m == KB_SKIP ? KFL_UNTESTABLE : m == KB_BAD ? KFL_FAIL : KFL_PASS;
+	*out = s->other ? KFL_OTHER : m == KB_SKIP ? KFL_UNTESTABLE :
+		m == KB_BAD ? KFL_FAIL : KFL_PASS;
 	return 0;
 }
 
@@ -564,6 +621,7 @@ static void spread_early(void *ctx)
 static const char *const run_name[] = {
 	[KFL_PASS] = "passed", [KFL_FAIL] = "failed",
 	[KFL_UNTESTABLE] = "could not be tested",
+	[KFL_OTHER] = "failed otherwise (counts neither way)",
 };
 
 /* Box k's run ended: its outcome counts as flaky.h says. */
@@ -579,7 +637,8 @@ static int spread_take(struct spread *sp, size_t k,
 	s->runs++;
 	if (run_outcome(s, sp->id, res, &m))
 		return -1;
-	out = m == KB_SKIP ? KFL_UNTESTABLE : m == KB_BAD ? KFL_FAIL : KFL_PASS;
+	out = s->other ? KFL_OTHER : m == KB_SKIP ? KFL_UNTESTABLE :
+		m == KB_BAD ? KFL_FAIL : KFL_PASS;
 	krun_print(s->r, "%.12s run %d (box %s): %s\n", sp->id, n,
 		   s->pool->names[k], run_name[out]);
 	kfl_spread_in(&s->fl, &sp->fs, n, out);
@@ -655,7 +714,7 @@ static int judge(struct bis *s, const char *id, const char *kind,
 	if (s->spread && !s->revert_of) {
 		if (judge_spread(s, id, kind, steps_left, &r, d))
 			return -1;
-		run = r.pass + r.fail + r.untestable;
+		run = r.pass + r.fail + r.untestable + r.other;
 	} else {
 		do {
 			enum kfl_run out;
@@ -675,10 +734,16 @@ static int judge(struct bis *s, const char *id, const char *kind,
 		} while (*d == KFL_MORE);
 	}
 	kflaky_record(&s->fl, &r, *d);
-	if (run > 1)
-		krun_print(s->r, "%.12s %s: %d runs, %d failed, %d passed%s\n",
-			   id, decision_name[*d], run, r.fail, r.pass,
+	if (run > 1) {
+		char other[64] = "";
+
+		if (r.other)
+			snprintf(other, sizeof(other), ", %d failed otherwise",
+				 r.other);
+		krun_print(s->r, "%.12s %s: %d runs, %d failed, %d passed%s%s\n",
+			   id, decision_name[*d], run, r.fail, r.pass, other,
 			   r.untestable ? ", some could not be tested" : "");
+	}
 	if (s->fl.flaky && !was_flaky)
 		krun_print(s->r, "%.12s both passed and failed: the failure is flaky; a pass needs enough clean runs from now on (BISECT_FLAKY)\n",
 			   id);
@@ -765,8 +830,11 @@ static int start(struct bis *s, const struct kb_replay *rp, bool have_replay)
 		o.check_bad = strcmp(check, "good") != 0;
 		o.check_good = strcmp(check, "bad") != 0;
 	}
-	/* a flaky bisect measures the failure where it shows, first */
-	if (s->fl.p.flaky) {
+	/*
+	 * a flaky bisect measures the failure where it shows, first; under
+	 * BISECT_SAME_CRASH that run names the failure
+	 */
+	if (s->fl.p.flaky || s->same_crash) {
 		if (s->reverse)
 			o.check_good = true;
 		else
@@ -1064,7 +1132,7 @@ static int take(struct bis *s, struct box_step *bs, size_t k,
 	s->runs++;
 	if (res->image[0])
 		free(strmap_put(&s->images, bs[k].id, xstrdup(res->image)));
-	if (to_mark(s, res, &m))
+	if (to_mark(s, bs[k].id, res, &m))
 		return -1;
 	krun_print(s->r, "%.12s (box %s): %s\n", bs[k].id, p->names[k],
 		   kbisect_verdict_word(m));
@@ -1275,12 +1343,54 @@ static void bis_free(struct bis *s)
 	strmap_free(&s->subjects, free);
 	strmap_free(&s->images, free);
 	pin_builds(s, false);
+	free(s->crash);
+	pcre2_match_data_free(s->crash_md);
+	pcre2_code_free(s->crash_re);
 	kspec_free(s->spec);
 	kpool_free(s->pool);
 	for (size_t k = 0; k < s->nh; k++)
 		free(s->hid[k]);
 	free(s->hid);
 	free(s->hv);
+}
+
+/* BISECT_SAME_CRASH, BISECT_CRASH_TITLE */
+static int read_crash(struct bis *s)
+{
+	const char *re = krun_opt(s->r, KOPT_BISECT_CRASH_TITLE);
+	PCRE2_UCHAR msg[256];
+	PCRE2_SIZE off;
+	int err;
+
+	s->same_crash = krun_bool(s->r, KOPT_BISECT_SAME_CRASH);
+	if (!(re && *re) && !s->same_crash)
+		return 0;
+	if (s->level < KSTEP_BOOT) {
+		krun_print(s->r, "BISECT_SAME_CRASH, BISECT_CRASH_TITLE: a build bisect has no crash to tell apart: every failure counts\n");
+		s->same_crash = false;
+		return 0;
+	}
+	if (!(re && *re))
+		return 0;
+	if (s->same_crash)
+		krun_print(s->r, "BISECT_CRASH_TITLE names the failure bisected: BISECT_SAME_CRASH has nothing to learn\n");
+	s->same_crash = false;
+	s->crash_re = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED, 0,
+				    &err, &off, NULL);
+	if (!s->crash_re) {
+		pcre2_get_error_message(err, msg, sizeof(msg));
+		krun_print(s->r, "ktest: BISECT_CRASH_TITLE: not a regex: %s at offset %zu: fix the option\n",
+			   (const char *)msg, (size_t)off);
+		return -1;
+	}
+	s->crash_md = pcre2_match_data_create_from_pattern(s->crash_re, NULL);
+	if (!s->crash_md) {
+		krun_print(s->r, "ktest: BISECT_CRASH_TITLE: out of memory\n");
+		return -1;
+	}
+	krun_print(s->r, "The failure bisected: a crash whose title matches BISECT_CRASH_TITLE (%s); a run that fails otherwise counts neither way\n",
+		   re);
+	return 0;
 }
 
 /*
@@ -1399,7 +1509,7 @@ int krun_bisect(struct krun *r)
 	s.reverse = krun_bool(r, KOPT_BISECT_REVERSE);
 	s.skip_untestable = krun_bool(r, KOPT_BISECT_SKIP);
 	read_retmap(r, &s.ret);
-	if (read_flaky(&s))
+	if (read_flaky(&s) || read_crash(&s))
 		goto out;
 	if (s.verify)
 		pin_builds(&s, true);

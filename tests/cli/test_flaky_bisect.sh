@@ -159,6 +159,36 @@ check "c3 failed once and got more runs" \
 	sh -c "grep -q '^3 noise' $T/boots && grep -q 'too few failures to fail it' $T/out"
 check "and it passed (${c3%"${c3#????????????}"})" \
 	grep -q "^${c3%"${c3#????????????}"} passes: " out
+
+# 3c. the same panic of the box's own on c3, with BISECT_SAME_CRASH: its
+# title is not the bad commit's, so that run counts neither way, c3 runs
+# again and passes, and c5 is named with one failure making a commit bad;
+# BISECT_CRASH_TITLE naming the bug does the same, and one that names no
+# crash of this box finds no failure on the bad commit
+for how in same title; do
+	fresh 7
+	rm -f noised
+	if [ $how = same ]; then opt="BISECT_SAME_CRASH = 1"; else opt="BISECT_CRASH_TITLE = ^kernel panic: the bug$"; fi
+	conf st-crash-$how "BISECT_FLAKY = 1" "BISECT_CONFIDENCE = 90" "$opt" >crash-$how.conf
+	run_ktest crash-$how.conf
+	expect_rc 0 "$opt: the bisect ends ($(wc -l <boots) boots)"
+	check "$opt: it names c5 ($(name "$(culprit st-crash-$how)")), though c3 panicked once" \
+		sh -c "test '$(culprit st-crash-$how)' = '$c5' && grep -q '^3 noise' $T/boots"
+	check "$opt: c3's panic counted neither way, and c3 passed" \
+		sh -c "grep -q '^${c3%"${c3#????????????}"}: failed with \"kernel panic: Fatal exception in interrupt\", not the failure bisected' out &&
+			grep -q '^${c3%"${c3#????????????}"} passes: [0-9]* runs, 0 failed, [0-9]* passed, 1 failed otherwise' out"
+done
+check "BISECT_SAME_CRASH names the failure from the bad commit's first failing run" \
+	grep -q "^The failure bisected (BISECT_SAME_CRASH): \"kernel panic: the bug\", as ${c12%"${c12#????????????}"} showed it" st-crash-same.log
+check "the report has c3's runs as they ended: one crash_title of the other panic" \
+	test "$(jq '[.tests[0].steps[] | select(.crash_title == "kernel panic: Fatal exception in interrupt")] | length' st-crash-same/report.json)" = 1
+fresh 7
+rm -f noised
+conf st-crash-none "BISECT_FLAKY = 1" "BISECT_CRASH_TITLE = ^KASAN:" >crash-none.conf
+run_ktest crash-none.conf
+check "BISECT_CRASH_TITLE naming no crash of the box: the bad commit does not fail, the test fails (exit $rc)" \
+	sh -c "[ $rc -ne 0 ] && grep -q 'BISECT_BAD .* tested good' out &&
+		grep -q 'failed with \"kernel panic: the bug\", not the failure bisected (BISECT_CRASH_TITLE ^KASAN:)' out"
 rm -f mode noised
 
 # 4. killed in the middle of a flaky bisect, the rerun ends the same way

@@ -96,6 +96,44 @@ static void test_untestable_among_runs(void **state)
 	assert_int_equal(kflaky_add(&fl, &r, KFL_PASS), KFL_GOOD);
 }
 
+/*
+ * A run that failed otherwise (BISECT_SAME_CRASH) counts neither way: one
+ * run a commit, it is a skip; a flaky commit runs again, its runs still
+ * capped by max_tries, and it is not a skip at once as a build break is;
+ * it does not feed the rate
+ */
+static void test_other_failure(void **state)
+{
+	struct kfl_runs r = { 0 }, m = { .measure = true };
+	int need, k;
+
+	(void)state;
+	init(1, false, 0, 0);
+	assert_int_equal(kflaky_add(&fl, &r, KFL_OTHER), KFL_SKIP);
+
+	init(4, true, 12, 0.9);
+	for (k = 0; k < 4; k++)
+		kflaky_add(&fl, &m, k == 1 ? KFL_OTHER : k & 1 ? KFL_PASS : KFL_FAIL);
+	assert_int_equal(m.other, 1);
+	kflaky_record(&fl, &m, KFL_BAD);
+	assert_int_equal(fl.fail_runs, 2);
+	assert_int_equal(fl.all_runs, 3);
+	need = kflaky_needed(&fl);
+	assert_true(need > 1 && need < 11);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(kflaky_add(&fl, &r, KFL_OTHER), KFL_MORE);
+	assert_int_equal(kflaky_runs_left(&fl, &r), need);
+	for (k = 0; k < need - 1; k++)
+		assert_int_equal(kflaky_add(&fl, &r, KFL_PASS), KFL_MORE);
+	assert_int_equal(kflaky_add(&fl, &r, KFL_PASS), KFL_GOOD);
+	assert_int_equal(r.pass + r.other, need + 1);
+	/* nothing but other failures: a skip at max_tries */
+	memset(&r, 0, sizeof(r));
+	for (k = 0; k < 11; k++)
+		assert_int_equal(kflaky_add(&fl, &r, KFL_OTHER), KFL_MORE);
+	assert_int_equal(kflaky_add(&fl, &r, KFL_OTHER), KFL_SKIP);
+}
+
 /* the bad commit's check runs all tries, to measure the rate */
 static void test_measure(void **state)
 {
@@ -773,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_plain_tries),
 		cmocka_unit_test(test_flip_turns_flaky),
 		cmocka_unit_test(test_untestable_among_runs),
+		cmocka_unit_test(test_other_failure),
 		cmocka_unit_test(test_measure),
 		cmocka_unit_test(test_needed),
 		cmocka_unit_test(test_miss),
