@@ -549,8 +549,11 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 		s->spec_build_ms = res.ms[KPH_BUILD];
 	if (ret || run_outcome(s, id, &res, &m))
 		return -1;
-	if (s->manual && ask(s, id, k, &m))
-		return -1;
+	if (s->manual) {
+		if (ask(s, id, k, &m))
+			return -1;
+		s->other = false;	/* the answer given is the verdict */
+	}
 	*out = s->other ? KFL_OTHER : m == KB_SKIP ? KFL_UNTESTABLE :
 		m == KB_BAD ? KFL_FAIL : KFL_PASS;
 	return 0;
