@@ -224,7 +224,6 @@ static void read_retmap(struct krun *r, struct kb_retmap *m)
 		!strcmp(d, "skip") ? KB_DEFAULT_SKIP : KB_DEFAULT_ABORT;
 }
 
-/* A step's verdict as a bisect mark; -1: stop (INFRA, or no BISECT_SKIP). */
 /*
  * BISECT_SAME_CRASH, BISECT_CRASH_TITLE: is a run's failure the one
  * bisected? Under BISECT_SAME_CRASH the first failure seen names it: the
@@ -269,13 +268,13 @@ static bool other_failure(struct bis *s, const char *id,
 	return true;
 }
 
+/* A step's verdict as a bisect mark; -1: stop (INFRA, or no BISECT_SKIP). */
 static int to_mark(struct bis *s, const char *id,
 		   const struct kstep_result *res, enum kb_verdict *m)
 {
 	bool failed_earlier = krun_failed_before(s->level, res);
 
 	s->other = false;
-
 	if (s->level == KSTEP_TEST && !strcmp(res->phase, "test") &&
 	    !res->title[0] && res->verdict != KV_INFRA) {
 		/* TEST's exit status, BISECT_RET_* or git bisect run's rule */
