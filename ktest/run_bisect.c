@@ -583,6 +583,16 @@ struct spread {
 };
 
 /* The free boxes from box `from` on take the runs that can be needed. */
+/*
+ * BISECT_SAME_CRASH, until a failure named the failure bisected: one run
+ * at a time, so that the first failing run in the order of the runs names
+ * it, whichever box ends first
+ */
+static bool one_at_a_time(const struct bis *s)
+{
+	return s->same_crash && !s->crash;
+}
+
 static int spread_hand(struct spread *sp, size_t from)
 {
 	struct bis *s = sp->s;
@@ -591,6 +601,8 @@ static int spread_hand(struct spread *sp, size_t from)
 	for (size_t k = from; k < p->n; k++) {
 		int n;
 
+		if (one_at_a_time(s) && kpool_any_busy(p))
+			break;
 		if (kpool_busy(p, k))
 			continue;
 		n = kfl_spread_next(&s->fl, &sp->fs);
@@ -616,6 +628,8 @@ static void spread_early(void *ctx)
 {
 	struct spread *sp = ctx;
 
+	if (one_at_a_time(sp->s))
+		return;		/* run 1 is still going */
 	if (!sp->failed && spread_hand(sp, 1))
 		sp->failed = true;
 }

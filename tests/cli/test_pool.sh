@@ -45,12 +45,19 @@ fi
 [ "\$(cat $T/next-\$box 2>/dev/null)" = test ] || exit 0
 rm -f $T/next-\$box
 n=\$(cat \$2/arch/x86/boot/bzImage)
-echo "\$box \$n" >> $T/boots
+# k: this boot is the k-th of commit n (boxes boot at once: under a lock)
+k=\$(flock $T/boots.lock sh -c 'echo "\$1 \$2" >> $T/boots; grep -c " \$2\$" $T/boots' sh \$box \$n)
 sleep 0.3
 # a box held (hold-BOX) boots only once that file is gone: a slow box
 i=0
 while [ -e $T/hold-\$box ] && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
-if [ "\$n" -ge "\$(cat $T/first_bad)" ] || grep -qx "\$n" $T/bad_list 2>/dev/null; then
+# a line "N K WHAT" in once: the K-th boot of commit N panics otherwise
+# (another title), boots (good), or takes 3 s more (slow)
+what=\$(awk -v n=\$n -v k=\$k '\$1 == n && \$2 == k { print \$3 }' $T/once 2>/dev/null)
+[ "\$what" = slow ] && sleep 3
+if [ "\$what" = other ]; then
+	cat $T/other.log >> $T/console-\$box.log
+elif [ "\$what" != good ] && { [ "\$n" -ge "\$(cat $T/first_bad)" ] || grep -qx "\$n" $T/bad_list 2>/dev/null; }; then
 	cat $T/panic.log >> $T/console-\$box.log
 else
 	cat $T/good.log >> $T/console-\$box.log
@@ -70,7 +77,9 @@ conf() {	# conf STATE EXTRA...
 		"sh -c 'echo test > $T/next-\${BOX}'" \
 		"$console" "$c20" "$@"
 }
-fresh() { rm -f console-* next-* boots bad_list hold-* infra-*; echo "$1" >first_bad; }
+fresh() { rm -f console-* next-* boots bad_list hold-* infra-* once; echo "$1" >first_bad; }
+printf '%s\n' '[    0.000000] Linux version 6.1.0-t (t@t) #1' \
+	'[    0.700000] Kernel panic - not syncing: Fatal exception in interrupt' >other.log
 # handed out (a "[ID] SUBJECT (box X)" line), and ended: a verdict or stopped
 handed() { grep -c '^\[[0-9a-f]\{40\}\] .* (box [a-z])$' "$1"; }
 ended() { grep -c '^[0-9a-f]\{12\} (box [a-z]): \(good\|bad\|skip\|stopped, \)' "$1"; }
@@ -285,6 +294,39 @@ for opt in "BISECT_TRIES = 3" "BISECT_FLAKY = 1"; do
 done
 check "BISECT_FLAKY: the verification's runs were shared too" \
 	grep -q '^[0-9a-f]\{12\}: run [0-9]* on box b$' out-BISECT_FLAKY-2
+
+# BISECT_SAME_CRASH on 2 boxes: c5, good, panics once with another title
+# (its first run, in the bisect or the verification): that run counts
+# neither way and c6 is named; without it, c5 fails and is taken for bad
+for same in 1 0; do
+	fresh 6
+	echo "5 1 other" >once
+	conf st-same-$same "BOXES = a b" "BISECT_FLAKY = 1" "BISECT_SAME_CRASH = $same" >same.conf
+	run_ktest same.conf
+	cp out out-same-$same
+done
+check "BISECT_SAME_CRASH, 2 boxes: c6 is named though c5 panicked otherwise once ($(name "$(culprit st-same-1)"))" \
+	sh -c "test '$(culprit st-same-1)' = '$c6' && grep -qx 'a 5' boots"
+check "c5's run counted neither way, and c5 passed on its other runs" \
+	sh -c "grep -q '^${c5%"${c5#????????????}"}: failed with \"kernel panic: Fatal exception in interrupt\", not the failure bisected' out-same-1 &&
+		grep -q '^${c5%"${c5#????????????}"} passes: [0-9]* runs, 0 failed, [0-9]* passed, 1 failed otherwise' out-same-1"
+check "without BISECT_SAME_CRASH the same panic makes c5 bad, and the answer is not c6 (exit $rc)" \
+	sh -c "[ $rc -ne 0 ] || test '$(culprit st-same-0)' != '$c6'"
+# the bad commit's first boot passes, its second (run 2, box a) is slow
+# and its third (run 3) panics otherwise: run 3 does not start before run
+# 2 named the failure (one run at a time until one does), so the other
+# panic, which would else have come first, counts neither way
+fresh 6
+printf '20 1 good\n20 2 slow\n20 3 other\n' >once
+conf st-same-order "BOXES = a b" "BISECT_FLAKY = 1" "BISECT_SAME_CRASH = 1" >same.conf
+run_ktest same.conf
+check "BISECT_SAME_CRASH: run 2 of the bad commit names the failure, though it was slow ($(name "$(culprit st-same-order)"))" \
+	sh -c "test '$(culprit st-same-order)' = '$c6' &&
+		grep -q '^The failure bisected (BISECT_SAME_CRASH): \"kernel panic: the bug\", as ${c20%"${c20#????????????}"} showed it' out"
+check "and run 3, the other panic, counted neither way" \
+	grep -q "^${c20%"${c20#????????????}"} run 3 (box [ab]): failed otherwise (counts neither way)$" out
+check "runs 1 and 2 only, one after the other, before the failure was named" \
+	sh -c "sed -n '1,/^The failure bisected/p' out | grep -c '^${c20%"${c20#????????????}"}: run [0-9]* on box' | grep -qx 2"
 
 # killed while the boxes run a commit's runs: the rerun takes the runs
 # that ended from the journal, box b's too, and runs the others
