@@ -229,8 +229,18 @@ static void read_retmap(struct krun *r, struct kb_retmap *m)
  * bisected? Under BISECT_SAME_CRASH the first failure seen names it: the
  * bad commit's, which runs first.
  */
+static const char *quoted(const char *title, char *buf, size_t len)
+{
+	if (!title[0])
+		return "no crash title";
+	snprintf(buf, len, "\"%s\"", title);
+	return buf;
+}
+
 static bool same_failure(struct bis *s, const char *id, const char *title)
 {
+	char q[300];
+
 	if (s->crash_re)
 		return title[0] &&
 			pcre2_match(s->crash_re, (PCRE2_SPTR)title,
@@ -240,10 +250,9 @@ static bool same_failure(struct bis *s, const char *id, const char *title)
 		return true;
 	if (!s->crash) {
 		s->crash = xstrdup(title);
-		krun_print(s->r, "The failure bisected (BISECT_SAME_CRASH): %s%s%s, as %.12s showed it; a run that fails otherwise counts neither way\n",
-			   title[0] ? "\"" : "",
-			   title[0] ? title : "a failure with no crash title",
-			   title[0] ? "\"" : "", id);
+		krun_print(s->r, "The failure bisected (BISECT_SAME_CRASH): %s, as %.12s showed it; a run that fails otherwise counts neither way\n",
+			   title[0] ? quoted(title, q, sizeof(q)) :
+			   "a failure with no crash title", id);
 		return true;
 	}
 	return !strcmp(s->crash, title);
@@ -253,16 +262,18 @@ static bool same_failure(struct bis *s, const char *id, const char *title)
 static bool other_failure(struct bis *s, const char *id,
 			  const struct kstep_result *res, enum kb_verdict *m)
 {
+	char got[300], want[300];
+
 	if (same_failure(s, id, res->title))
 		return false;
-	krun_print(s->r, "%.12s: failed with %s%s%s, not the failure bisected (%s%s%s): the run counts neither way\n",
-		   id, res->title[0] ? "\"" : "",
-		   res->title[0] ? res->title : "no crash title",
-		   res->title[0] ? "\"" : "",
-		   s->crash_re ? "BISECT_CRASH_TITLE " : "\"",
-		   s->crash_re ? krun_opt(s->r, KOPT_BISECT_CRASH_TITLE) :
-		   s->crash[0] ? s->crash : "no crash title",
-		   s->crash_re ? "" : "\"");
+	if (s->crash_re)
+		snprintf(want, sizeof(want), "BISECT_CRASH_TITLE %s",
+			 krun_opt(s->r, KOPT_BISECT_CRASH_TITLE));
+	else
+		snprintf(want, sizeof(want), "%s",
+			 quoted(s->crash, got, sizeof(got)));
+	krun_print(s->r, "%.12s: failed with %s, not the failure bisected (%s): the run counts neither way\n",
+		   id, quoted(res->title, got, sizeof(got)), want);
 	*m = KB_SKIP;
 	s->other = true;
 	return true;
