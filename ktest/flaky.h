@@ -121,9 +121,6 @@ enum kfl_decision kfl_spread_in(struct kflaky *f, struct kfl_spread *s,
 /* Whether run n still runs and is needed (else stop it). */
 bool kfl_spread_needed(const struct kfl_spread *s, int n);
 
-void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
-		   enum kfl_decision d);
-
 /*
  * The decision taken for a commit: it feeds the rate and the confidence.
  * A check (r->check) decided good is the verification's check of the
@@ -134,6 +131,9 @@ void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
  * the chance of a wrong answer is the bisect's times the check's (the
  * largest check's, of a merge's parents). It is not one of the goods.
  */
+void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
+		   enum kfl_decision d);
+
 /* Clean runs a good verdict needs now (1 when the runs are not flaky). */
 int kflaky_needed(const struct kflaky *f);
 /* Runs a good verdict needs now for a commit that failed fails times. */

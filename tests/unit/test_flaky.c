@@ -532,7 +532,6 @@ static int sim_boxes;
 static double sim_fail_len = 1, sim_wall;
 static bool sim_check;		/* the verification's check of the parent */
 
-
 static bool sim_fails(int commit, int culprit, double p)
 {
 	return (commit >= culprit && uniform() < p) || uniform() < noise;
