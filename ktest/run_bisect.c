@@ -1011,17 +1011,16 @@ static void pin_builds(struct bis *s, bool on)
 	s->pinned = false;
 }
 
-/* A confidence in percent: 99% and above cut (not rounded) to 0.01 */
+/*
+ * A confidence in percent: 99% and above cut (not rounded) to 0.01, so
+ * that below 1 it never shows as 100
+ */
 static const char *percent(double c, char *buf, size_t len)
 {
-	double hundredths = floor(c * 10000.0);
-
 	if (c < 0.99)
 		snprintf(buf, len, "%.1f", 100.0 * c);
-	else if (c < 1.0 && hundredths >= 10000.0)
-		snprintf(buf, len, "99.99");
 	else
-		snprintf(buf, len, "%.2f", hundredths / 100.0);
+		snprintf(buf, len, "%.2f", floor(c * 10000.0) / 100.0);
 	return buf;
 }
 
