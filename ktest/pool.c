@@ -153,22 +153,13 @@ static void box_dirs(struct kpool *p, size_t k, char **bd, char **od, bool *wt)
 	free(od0);
 }
 
-/* A work tree's name in the repository: one per STATE_DIR and box. */
-static unsigned int fnv32(const char *s)
-{
-	unsigned int h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 /* Box k's work tree, added the first time (in ktest's process: one at a time). */
 static int prepare(struct kpool *p, size_t k, const char *bd, const char *id)
 {
 	struct krun *r = p->r;
 	char *git = xasprintf("%s/.git", bd);
-	char *name = xasprintf("ktest-box-%s-%08x", p->names[k], fnv32(bd));
+	char *base = xasprintf("ktest-box-%s", p->names[k]);
+	char *name = kvcs_worktree_name(base, bd);	/* one per STATE_DIR and box */
 	char *dir = xasprintf("%s/box-%s", r->state_dir, p->names[k]);
 	struct kvcs *v;
 	int ret = 0;
@@ -189,6 +180,7 @@ static int prepare(struct kpool *p, size_t k, const char *bd, const char *id)
 	}
 out:
 	free(git);
+	free(base);
 	free(name);
 	free(dir);
 	return ret;

@@ -2704,6 +2704,15 @@ out:
 	return ret;
 }
 
+char *kvcs_worktree_name(const char *base, const char *path)
+{
+	unsigned int h = 2166136261u;	/* FNV-1a, 32 bits */
+
+	for (const char *s = path; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return xasprintf("%s-%08x", base, h);
+}
+
 int kvcs_worktree_remove(struct kvcs *v, const char *name)
 {
 	git_worktree_prune_options po = GIT_WORKTREE_PRUNE_OPTIONS_INIT;

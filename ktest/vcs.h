@@ -148,4 +148,11 @@ int kvcs_worktree_add(struct kvcs *v, const char *name, const char *path,
 		      const char *id);
 int kvcs_worktree_remove(struct kvcs *v, const char *name);
 
+/*
+ * A worktree name for a work tree at path: base, '-' and a hash of path,
+ * so that the work trees of two STATE_DIRs of one repository do not share
+ * a name. malloc'd.
+ */
+char *kvcs_worktree_name(const char *base, const char *path);
+
 #endif

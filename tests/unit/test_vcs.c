@@ -1436,6 +1436,32 @@ static void test_worktrees(void **state)
 	free_small(&s);
 }
 
+/*
+ * Worktree names: one per path, stable from one ktest to the next (a box's
+ * or the speculative builds' work tree is found again by its name), and
+ * valid for kvcs_worktree_add().
+ */
+static void test_worktree_name(void **state)
+{
+	char *a = kvcs_worktree_name("ktest-spec", "/s/one/spec-src");
+	char *a2 = kvcs_worktree_name("ktest-spec", "/s/one/spec-src");
+	char *b = kvcs_worktree_name("ktest-spec", "/s/two/spec-src");
+	char *v = kvcs_worktree_name("x", "a");
+
+	(void)state;
+	assert_string_equal(a, a2);
+	assert_string_not_equal(a, b);
+	assert_int_equal(strlen(a), strlen("ktest-spec-") + 8);
+	assert_int_equal(strncmp(a, "ktest-spec-", 11), 0);
+	assert_int_equal(strspn(a + 11, "0123456789abcdef"), 8);
+	/* FNV-1a's 32-bit test vector: "a" is e40c292c */
+	assert_string_equal(v, "x-e40c292c");
+	free(a);
+	free(a2);
+	free(b);
+	free(v);
+}
+
 /* ---- the bisect graph against git ---- */
 
 struct gitline {
@@ -2349,6 +2375,7 @@ int main(void)
 		cmocka_unit_test(test_clean_syncs),
 		cmocka_unit_test(test_untracked_in_way),
 		cmocka_unit_test(test_worktrees),
+		cmocka_unit_test(test_worktree_name),
 		cmocka_unit_test(test_bisect_fixed),
 		cmocka_unit_test(test_bisect_random),
 		cmocka_unit_test(test_commit_graph),
