@@ -28,7 +28,6 @@
 #include "ktest/speculate.h"
 #include "ktest/vcs.h"
 
-#define WT_NAME "ktest-spec"
 #define POLL_MS 100
 
 static void key_of(struct kspec *sp, const char *id, struct kbc_key *k)
@@ -84,6 +83,7 @@ static struct kvcs *worktree_at(struct kspec *sp, struct kvcs *w,
 	char err[512], *gitfile = xasprintf("%s/.git", sp->src);
 	bool changed = sp->in_place && kvcs_synced(sp->r->vcs);
 	struct kvcs *main;
+	char *name;
 
 	if (!w && changed)
 		w = sp->r->vcs;
@@ -104,12 +104,15 @@ static struct kvcs *worktree_at(struct kspec *sp, struct kvcs *w,
 		fprintf(log, "spec: %s\n", err);
 		return NULL;
 	}
-	if (kvcs_worktree_add(main, WT_NAME, sp->src, id)) {
+	name = kvcs_worktree_name("ktest-spec", sp->src);
+	if (kvcs_worktree_add(main, name, sp->src, id)) {
 		fprintf(log, "spec: worktree: %s\n", kvcs_error(main));
 		kvcs_close(main);
+		free(name);
 		return NULL;
 	}
 	kvcs_close(main);
+	free(name);
 	w = kvcs_open(sp->src, err, sizeof(err));
 	if (!w)
 		fprintf(log, "spec: %s\n", err);
@@ -334,16 +337,9 @@ void kspec_settle(struct kspec *sp, const char *id)
 
 void kspec_free(struct kspec *sp)
 {
-	struct kvcs *v;
-
 	if (!sp)
 		return;
 	stop(sp);
-	v = sp->in_place ? NULL : krun_vcs(sp->r);
-	if (v && access(sp->src, F_OK) == 0 &&
-	    kvcs_worktree_remove(v, WT_NAME))
-		krun_print(sp->r, "warning: cannot remove the speculative work tree %s: %s\n",
-			   sp->src, kvcs_error(v));
 	free(sp->build_type);
 	free(sp->src);
 	free(sp->out);

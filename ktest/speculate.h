@@ -13,7 +13,8 @@
  * one run a commit): incremental builds. Otherwise in a work tree and an
  * output directory of their own (STATE_DIR/spec-src, spec-out), started
  * right after X's build: their first build is a whole one (the kernel's
- * commands name the source tree, so none of OUTPUT_DIR's objects serve).
+ * commands name the source tree, so none of OUTPUT_DIR's objects serve);
+ * they stay for the next bisect, whose builds there are incremental.
  */
 #ifndef KTEST_SPECULATE_H
 #define KTEST_SPECULATE_H
@@ -53,7 +54,10 @@ void kspec_start(struct kspec *sp, const char *const *ids, size_t n);
  */
 void kspec_settle(struct kspec *sp, const char *id);
 
-/* Stops the child, removes the work tree. */
+/*
+ * Stops the child. The work tree and output directory stay, as a box's
+ * do (pool.h): the next bisect's builds there are incremental.
+ */
 void kspec_free(struct kspec *sp);
 
 #endif

@@ -366,9 +366,25 @@ spec_pair 2 "BISECT_TRIES = 2"
 check "built in a work tree of its own" \
 	sh -c "grep -q '^Speculating: building [0-9a-f]\{12\}.* in the background (' out && ! grep -q 'in BUILD_DIR and OUTPUT_DIR' out"
 check "and took later builds from the cache" grep -q 'taken from the build cache' out
-check "its work tree is removed at the end" test ! -e st-spec2/spec-src
 check "no speculative build is left running" \
 	sh -c "! pgrep -f '$T/st-spec2/spec-ou[t]' >/dev/null"
+# the work tree stays for the next bisect, whose builds there are then
+# incremental: its files unchanged between the commits keep their inode
+# and time (kbuild goes by the time), as a work tree added again would not
+wt_file() { stat -c '%i %y' st-spec2/spec-src/Makefile 2>/dev/null; }
+wt_before=$(wt_file)
+check "its work tree stays at the end ($wt_before)" \
+	sh -c "test -n '$wt_before' && git -C $src worktree list | grep -q '^$T/st-spec2/spec-src '"
+echo 100 >rate
+fresh 7
+rm -rf st-spec2/build-cache	# or every build would come from there
+run_ktest spec2.conf
+rm -f rate
+check "the next bisect (exit $rc) names c5 again" test "$(culprit st-spec2)" = "$c5"
+check "and builds ahead in the same work tree: Makefile untouched ($(wt_file))" \
+	sh -c "grep -q '^Speculating: building [0-9a-f]\{12\}.* in the background (' out && test '$(wt_file)' = '$wt_before'"
+check "which is still one worktree of BUILD_DIR" \
+	test "$(git -C "$src" worktree list | grep -c "^$T/st-spec2/spec-src ")" = 1
 
 # ktest killed (SIGKILL) while it builds ahead in place: the make stops too
 # (the child's PDEATHSIG), so nothing writes to BUILD_DIR or OUTPUT_DIR
