@@ -271,6 +271,15 @@ bool kfl_spread_needed(const struct kfl_spread *s, int n)
 		s->st[n] == KFL_S_RUNNING;
 }
 
+/* Where a good verdict on runs r is counted. */
+static int *good_slot(struct kflaky *f, const struct kfl_runs *r)
+{
+	int n = r->pass + r->fail;
+
+	return &f->good_runs[r->fail < KFL_MAX_FAILS ? r->fail : KFL_MAX_FAILS - 1]
+			    [n > KFL_MAX_RUNS ? KFL_MAX_RUNS : n];
+}
+
 void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
 		   enum kfl_decision d)
 {
@@ -286,12 +295,28 @@ void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
 		f->check[f->checks].n = r->pass + r->fail;
 		f->checks++;
 	} else if (d == KFL_GOOD) {
-		int n = r->pass + r->fail;
-
-		f->good_runs[r->fail < KFL_MAX_FAILS ? r->fail : KFL_MAX_FAILS - 1]
-			    [n > KFL_MAX_RUNS ? KFL_MAX_RUNS : n]++;
+		(*good_slot(f, r))++;
 		f->goods++;
 	}
+}
+
+void kflaky_forget(struct kflaky *f, const struct kfl_runs *r, bool failed)
+{
+	int *g = good_slot(f, r);
+
+	if (*g > 0) {
+		(*g)--;
+		f->goods--;
+	}
+	if (failed) {
+		f->fail_runs += r->fail;
+		f->all_runs += r->pass + r->fail;
+	}
+}
+
+void kflaky_forget_checks(struct kflaky *f)
+{
+	f->checks = 0;
 }
 
 /* a wrong answer passed the checks too: the largest chance of that */

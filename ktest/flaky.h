@@ -134,6 +134,16 @@ bool kfl_spread_needed(const struct kfl_spread *s, int n);
 void kflaky_record(struct kflaky *f, const struct kfl_runs *r,
 		   enum kfl_decision d);
 
+/*
+ * A good verdict taken back (r: the runs it was given on): it is no longer
+ * one of the goods. failed: the commit has shown the failure since (the
+ * verification's runs of it failed), so the runs it passed were a failing
+ * commit's, and count toward the rate.
+ */
+void kflaky_forget(struct kflaky *f, const struct kfl_runs *r, bool failed);
+/* The answer the checks verified is dropped: so are the checks. */
+void kflaky_forget_checks(struct kflaky *f);
+
 /* Clean runs a good verdict needs now (1 when the runs are not flaky). */
 int kflaky_needed(const struct kflaky *f);
 /* Runs a good verdict needs now for a commit that failed fails times. */
