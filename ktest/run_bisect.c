@@ -105,7 +105,17 @@ struct bis {
 	size_t nmarked;
 	char cur_bad[KB_ID_LEN];
 	struct strmap subjects;		/* id -> subject */
+	/* a flaky bisect's passes (raw), to take one back (again()) */
+	struct passed {
+		char id[KB_ID_LEN];
+		struct kfl_runs r;
+	} *passed;
+	size_t npassed;
+	char wrong[KB_ID_LEN];		/* verify(): that pass was wrong */
 };
+
+/* found(): the verification turned a verdict, the bisect goes on */
+#define AGAIN 2
 
 static const char *subject_of(void *ctx, const char *id)
 {
@@ -761,6 +771,12 @@ static int judge(struct bis *s, const char *id, const char *kind,
 		} while (*d == KFL_MORE);
 	}
 	kflaky_record(&s->fl, &r, *d);
+	if (*d == KFL_GOOD && !r.check && !strcmp(kind, "bisect")) {
+		s->passed = xrealloc(s->passed,
+				     (s->npassed + 1) * sizeof(*s->passed));
+		snprintf(s->passed[s->npassed].id, KB_ID_LEN, "%s", id);
+		s->passed[s->npassed++].r = r;
+	}
 	if (run > 1) {
 		char other[64] = "";
 
@@ -920,6 +936,8 @@ static int verify(struct bis *s, const char *id, char *why, size_t len)
 		if (d != (want_fail ? KFL_GOOD : KFL_BAD)) {
 			snprintf(why, len, "its parent %.12s %s too", c.id,
 				 decision_name[d]);
+			if (want_fail && d == KFL_BAD)
+				snprintf(s->wrong, sizeof(s->wrong), "%s", c.id);
 			kvcs_commit_clear(&c);
 			return 1;
 		}
@@ -934,6 +952,8 @@ static int verify(struct bis *s, const char *id, char *why, size_t len)
 		return -1;
 	if (d != (want_fail ? KFL_BAD : KFL_GOOD)) {
 		snprintf(why, len, "it %s this time", decision_name[d]);
+		if (!want_fail && d == KFL_BAD)
+			snprintf(s->wrong, sizeof(s->wrong), "%s", id);
 		return 1;
 	}
 	if (!s->verify_revert)
@@ -1046,6 +1066,112 @@ static void give_confidence(struct bis *s)
 			   100.0 * kflaky_check_miss(&s->fl));
 }
 
+static void remember(struct bis *s, const char *id, enum kb_verdict v);
+static void fresh_free(struct bis *s);
+
+/* BISECT_GOOD or BISECT_BAD: its verdict cannot turn, the bisect stands on it */
+static bool endpoint(const struct bis *s, const char *id)
+{
+	if (!strcmp(s->bad, id))
+		return true;
+	for (size_t k = 0; k < s->ngoods; k++)
+		if (!strcmp(s->goods[k], id))
+			return true;
+	return false;
+}
+
+/* A pass taken back: its runs no longer make a good verdict (kflaky_forget). */
+static void forget(struct bis *s, const char *id, bool failed)
+{
+	for (size_t k = 0; k < s->npassed; k++) {
+		if (strcmp(s->passed[k].id, id))
+			continue;
+		kflaky_forget(&s->fl, &s->passed[k].r, failed);
+		s->passed[k] = s->passed[--s->npassed];
+		return;
+	}
+}
+
+/* Marks a verdict again into the new bisect, or drops it (and its pass). */
+static void replay_mark(struct bis *s, const char *id, enum kb_verdict v)
+{
+	char why[512];
+
+	if (kbisect_mark(s->b, id, v, why, sizeof(why)) == 0) {
+		hist_add(s, id, v);
+		if (s->npaths)
+			remember(s, id, v);
+		return;
+	}
+	krun_print(s->r, "  dropped: %.12s %s: %s\n", id,
+		   kbisect_verdict_word(v), why);
+	/* a raw pass (bad in a reverse bisect) made that verdict */
+	if (v == (s->reverse ? KB_BAD : KB_GOOD))
+		forget(s, id, false);
+}
+
+/*
+ * A flaky bisect's verification proved a pass wrong (s->wrong): a parent of
+ * the answer failed, or, in a reverse bisect, the answer failed again. That
+ * commit has the failure: the bisect goes on from the same verdicts with
+ * its verdict turned (bad; good in a reverse bisect), those it contradicts
+ * dropped. The runs it passed now count as a failing commit's, and the
+ * goods dropped no longer count in the confidence, nor do the checks of
+ * the answer given up. Each time the range shrinks, so this ends.
+ */
+static int again(struct bis *s, const char *id, const char *why)
+{
+	enum kb_verdict turned = s->reverse ? KB_GOOD : KB_BAD;
+	char **hid = s->hid, w[512];
+	enum kb_verdict *hv = s->hv;
+	size_t nh = s->nh;
+	struct kbisect *b;
+	int ret = AGAIN;
+
+	krun_print(s->r, "%.12s looked like the first %s commit, but the verification failed: %s. %.12s has the failure, so its verdict in the bisect was wrong: bisecting on with it %s\n",
+		   id, s->reverse ? "good (fixing)" : "bad", why, s->wrong,
+		   s->reverse ? "good (not fixed yet)" : "bad");
+	s->kbo.check_bad = s->kbo.check_good = false;
+	s->kbo.start = NULL;
+	b = kbisect_new(&s->g, (const char *const *)s->goods, s->ngoods,
+			&s->kbo, w, sizeof(w));
+	if (!b) {
+		krun_print(s->r, "ktest: bisect: %s\n", w);
+		return -1;
+	}
+	kbisect_free(s->b);
+	s->b = b;
+	s->hid = NULL;
+	s->hv = NULL;
+	s->nh = 0;
+	if (s->npaths) {
+		for (size_t k = 0; k < s->nmarked; k++)
+			free(s->marked[k]);
+		s->nmarked = 0;
+		fresh_free(s);
+	}
+	forget(s, s->wrong, true);
+	if (kbisect_mark(s->b, s->wrong, turned, w, sizeof(w))) {
+		ret = krun_fail(s->r, "bisect: cannot go on with %.12s %s: %s",
+				s->wrong, kbisect_verdict_word(turned), w);
+	} else {
+		hist_add(s, s->wrong, turned);
+		if (s->npaths)
+			remember(s, s->wrong, turned);
+	}
+	for (size_t k = 0; k < nh; k++) {
+		if (ret == AGAIN && strcmp(hid[k], s->wrong))
+			replay_mark(s, hid[k], hv[k]);
+		free(hid[k]);
+	}
+	free(hid);
+	free(hv);
+	kflaky_forget_checks(&s->fl);
+	snprintf(s->cur_bad, sizeof(s->cur_bad), "%s", kbisect_bad(s->b));
+	s->revert_passed = false;
+	return ret;
+}
+
 static int found(struct bis *s, const char *id)
 {
 	struct krun *r = s->r;
@@ -1054,9 +1180,12 @@ static int found(struct bis *s, const char *id)
 	int v;
 
 	if (s->verify) {
+		s->wrong[0] = '\0';
 		v = verify(s, id, why, sizeof(why));
 		if (v < 0)
 			return -1;
+		if (v > 0 && s->wrong[0] && s->fl.flaky && !endpoint(s, s->wrong))
+			return again(s, id, why);
 		if (v > 0) {
 			write_log(s);
 			give_confidence(s);
@@ -1109,7 +1238,6 @@ static int only_skipped(struct bis *s)
 }
 
 static int fresh(struct bis *s);
-static void remember(struct bis *s, const char *id, enum kb_verdict v);
 
 /* BOXES: what each box of the pool runs now */
 struct box_step {
@@ -1233,6 +1361,7 @@ static int loop(struct bis *s)
 		struct kb_step st[KPOOL_MAX];
 		enum kb_verdict m;
 		size_t n;
+		int ret;
 		char why[512];
 
 		/* checks and BISECT_START come from the whole machine first */
@@ -1255,7 +1384,10 @@ static int loop(struct bis *s)
 			kspec_settle(s->spec, NULL);
 		switch (st->kind) {
 		case KB_FOUND:
-			return found(s, st->id);
+			ret = found(s, st->id);
+			if (ret != AGAIN)
+				return ret;
+			continue;
 		case KB_ONLY_SKIPPED:
 			return only_skipped(s);
 		case KB_FAILED:
@@ -1378,6 +1510,7 @@ static void bis_free(struct bis *s)
 		free(s->hid[k]);
 	free(s->hid);
 	free(s->hv);
+	free(s->passed);
 }
 
 /* BISECT_SAME_CRASH, BISECT_CRASH_TITLE */

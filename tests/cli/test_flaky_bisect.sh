@@ -39,6 +39,12 @@ if [ "\$(cat $T/mode 2>/dev/null)" = noise ] && [ "\$n" = 3 ] && [ ! -e $T/noise
 	cat $T/other.log >> $T/console.log
 	exit 0
 fi
+# lucky: c5 passes every boot until ktest verifies an answer, then fails
+if [ "\$(cat $T/mode 2>/dev/null)" = lucky ] && [ "\$n" = 5 ]; then
+	echo "\$n lucky" >> $T/boots
+	if grep -q '^Verifying: the parent' $T/out; then cat $T/panic.log; else cat $T/good.log; fi >> $T/console.log
+	exit 0
+fi
 s=\$(( (\$(cat $T/seed) * 1103515245 + 12345) % 2147483648 ))
 echo \$s > $T/seed
 echo "\$n \$(( (s / 65536) % 100 ))" >> $T/boots
@@ -190,6 +196,52 @@ check "BISECT_CRASH_TITLE naming no crash of the box: the bad commit does not fa
 	sh -c "[ $rc -ne 0 ] && grep -q 'BISECT_BAD .* tested good' out &&
 		grep -q 'failed with \"kernel panic: the bug\", not the failure bisected (BISECT_CRASH_TITLE ^KASAN:)' out"
 rm -f mode noised
+
+# 3d. a good verdict that was wrong: c5 passes all its boots until an
+# answer is verified, then fails (as a failure can hide in a streak of
+# passes). The bisect takes c6 for the answer; the verification runs its
+# parent c5, which fails; the bisect goes on with c5 bad and names c5,
+# verified. Killed after that turn, a rerun ends the same way.
+short() { echo "${1%"${1#????????????}"}"; }
+fresh 7
+echo lucky >mode
+conf st-lucky "BISECT_FLAKY = 1" "BISECT_CONFIDENCE = 90" >lucky.conf
+run_ktest lucky.conf
+expect_rc 0 "a wrong good verdict on c5: the bisect ends ($(wc -l <boots) boots)"
+check "the verification of c6 found its parent c5 failing" \
+	grep -q "^$(short "$c6") looked like the first bad commit, but the verification failed: its parent $(short "$c5") fails too. $(short "$c5") has the failure, so its verdict in the bisect was wrong: bisecting on with it bad$" out
+check "the bisect went on and names c5 ($(name "$(culprit st-lucky)")), verified" \
+	sh -c "test '$(culprit st-lucky)' = '$c5' &&
+		grep -q '^Verified: the parents pass and $(short "$c5") fails' out"
+check "c5 passed in the bisect before it failed" \
+	grep -q "^$(short "$c5") passes: " out
+# the confidence has c5's good verdict no more: the verdicts alone are the
+# product over the goods left, of c4 and below (each printed with its runs)
+alone=$(sed -n "s/^  (the bisect's verdicts alone: \([0-9.]*\)%.*/\1/p" out)
+check "and the confidence counts the goods left ($alone% for the verdicts alone)" \
+	test -n "$alone"
+check "the bisect log names c5 the bad commit" \
+	grep -q "^# first bad commit: \[$c5\]" st-lucky/bisect-1.log
+# killed once the bisect went on after the turn, the rerun from the journal
+fresh 7
+"$KTEST" lucky.conf >"$T/out" 2>"$T/err" </dev/null &
+kpid=$!
+i=0
+until grep -q 'bisecting on with it bad' "$T/out" 2>/dev/null || [ $i -ge 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -9 "$kpid" 2>/dev/null
+wait "$kpid" 2>/dev/null
+killed=$(wc -l <boots)
+run_ktest lucky.conf
+check "killed after the turn ($killed boots), the rerun names c5 too (exit $rc)" \
+	test "$(culprit st-lucky)" = "$c5"
+check "and took the runs before the kill from the journal ($(($(wc -l <boots) - killed)) boots in the rerun, none of c12)" \
+	sh -c "grep -q 'in the earlier run (from the journal)' out &&
+		grep -q 'bisecting on with it bad' out &&
+		! tail -n +$((killed + 1)) boots | grep -q '^12 '"
+rm -f mode
 
 # 4. killed in the middle of a flaky bisect, the rerun ends the same way
 fresh 7

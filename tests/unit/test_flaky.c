@@ -513,6 +513,49 @@ static void test_spread_any_order(void **state)
 	assert_true(stopped > 0 && held > 0);
 }
 
+/*
+ * A good verdict taken back (kflaky_forget): the confidence is as if it had
+ * never been given, and with failed, its clean runs count in the rate as
+ * a failing commit's; kflaky_forget_checks drops the verification's.
+ */
+static void test_forget(void **state)
+{
+	struct kfl_runs bad = { .fail = 3, .pass = 3 }, g1 = { .pass = 5 };
+	struct kfl_runs g2 = { .pass = 8 }, c = { .pass = 4, .check = true };
+	struct kflaky alone;
+	double p;
+
+	(void)state;
+	init(4, true, 50, 0.9);
+	kflaky_record(&fl, &bad, KFL_BAD);
+	kflaky_record(&fl, &g1, KFL_GOOD);
+	alone = fl;
+	kflaky_record(&fl, &g2, KFL_GOOD);
+	kflaky_record(&fl, &c, KFL_GOOD);
+	assert_int_equal(fl.goods, 2);
+	assert_int_equal(fl.checks, 1);
+	assert_true(kflaky_goods_confidence(&fl) < kflaky_goods_confidence(&alone));
+
+	kflaky_forget(&fl, &g2, false);
+	kflaky_forget_checks(&fl);
+	assert_int_equal(fl.goods, 1);
+	assert_int_equal(fl.checks, 0);
+	assert_true(fabs(kflaky_confidence(&fl) - kflaky_confidence(&alone)) < 1e-12);
+	assert_true(kflaky_rate(&fl) == kflaky_rate(&alone));
+
+	/* g1 failed since: its 5 clean runs were a failing commit's */
+	kflaky_forget(&fl, &g1, true);
+	assert_int_equal(fl.goods, 0);
+	assert_int_equal(fl.fail_runs, 3);
+	assert_int_equal(fl.all_runs, 11);
+	p = kflaky_measured(&fl);
+	assert_true(fabs(p - 3.0 / 11) < 1e-12);
+	assert_true(kflaky_confidence(&fl) == 1.0);
+	/* a verdict never given is not taken back */
+	kflaky_forget(&fl, &g2, false);
+	assert_int_equal(fl.goods, 0);
+}
+
 /* ---- simulated bisects ---- */
 
 
@@ -531,6 +574,7 @@ static double noise;
 static int sim_boxes;
 static double sim_fail_len = 1, sim_wall;
 static bool sim_check;		/* the verification's check of the parent */
+static struct kfl_runs sim_last;	/* the runs of the last commit judged */
 
 static bool sim_fails(int commit, int culprit, double p)
 {
@@ -562,6 +606,7 @@ static enum kfl_decision judge_boxes(int commit, int culprit, double p,
 	sim_wall += spread_sim(&s, sim_boxes, 0.75, 0.5, sim_fail_len,
 			       sim_outcome, &c, &first, runs);
 	kflaky_record(&fl, &s.r, s.d);
+	sim_last = s.r;
 	return s.d;
 }
 
@@ -580,6 +625,7 @@ static enum kfl_decision judge(int commit, int culprit, double p,
 		d = kflaky_add(&fl, &r, fails ? KFL_FAIL : KFL_PASS);
 	} while (d == KFL_MORE);
 	kflaky_record(&fl, &r, d);
+	sim_last = r;
 	return d;
 }
 
@@ -590,8 +636,13 @@ static enum kfl_decision judge(int commit, int culprit, double p,
 static int fails_needed = 1;
 static double sim_target = 0.9;
 static bool sim_verify;		/* as BISECT_VERIFY: -2 when it fails */
+static bool sim_again;		/* a parent failing the verification: bisect on */
+static int sim_agains;		/* how often that happened */
 
-/* as run_bisect.c's verify(): the parent passes, the answer fails again */
+/*
+ * as run_bisect.c's verify(): the parent passes, the answer fails again
+ * (-3: the parent failed)
+ */
 static int verify(int hi, int culprit, double p, long *runs)
 {
 	enum kfl_decision d;
@@ -601,7 +652,7 @@ static int verify(int hi, int culprit, double p, long *runs)
 	d = judge(hi - 1, culprit, p, false, runs);
 	sim_check = false;
 	if (d != KFL_GOOD)
-		return -2;
+		return d == KFL_BAD ? -3 : -2;
 	kflaky_set_steps(&fl, 1);
 	return judge(hi, culprit, p, false, runs) == KFL_BAD ? hi : -2;
 }
@@ -609,12 +660,15 @@ static int verify(int hi, int culprit, double p, long *runs)
 static int bisect(int n, int culprit, double p, int tries, bool flaky,
 		  double *conf, long *runs)
 {
-	int lo = 0, hi = n;
+	int lo = 0, hi = n, ngood = 0, v;
+	/* the good verdicts, in order: each raised lo (as run_bisect.c's passed) */
+	struct { int commit; struct kfl_runs r; } good[64];
 	enum kfl_decision d;
 
 	init_fails(tries, flaky, 40, sim_target, fails_needed);
 	if (flaky && judge(n, culprit, p, true, runs) != KFL_BAD)
 		return -1;
+again:
 	while (hi - lo > 1) {
 		int mid = lo + (hi - lo) / 2;
 
@@ -625,16 +679,31 @@ static int bisect(int n, int culprit, double p, int tries, bool flaky,
 			d = judge(mid, culprit, p, false, runs);
 		if (d == KFL_SKIP)
 			return -1;
-		if (d == KFL_BAD)
+		if (d == KFL_BAD) {
 			hi = mid;
-		else
+		} else {
 			lo = mid;
+			good[ngood].commit = mid;
+			good[ngood++].r = sim_last;
+		}
 	}
-	if (sim_verify && verify(hi, culprit, p, runs) < 0)
+	v = sim_verify ? verify(hi, culprit, p, runs) : hi;
+	if (v == -3 && sim_again && ngood && good[ngood - 1].commit == hi - 1) {
+		/* as run_bisect.c's again(): the parent is bad, its pass wrong */
+		sim_agains++;
+		kflaky_forget(&fl, &good[--ngood].r, true);
+		kflaky_forget_checks(&fl);
+		hi = lo;
+		lo = ngood ? good[ngood - 1].commit : 0;
+		goto again;
+	}
+	if (v < 0)
 		return -2;
 	*conf = kflaky_confidence(&fl);
 	return hi;
 }
+
+static int sim_answered;		/* the last simulate()'s answers */
 
 static void simulate(double p, bool flaky, int tries, int cases,
 		     double *right, double *mean_conf, double *mean_runs)
@@ -655,6 +724,7 @@ static void simulate(double p, bool flaky, int tries, int cases,
 		ok += a == culprit;
 		confs += conf;
 	}
+	sim_answered = answered;
 	*right = answered ? (double)ok / answered : 0;
 	*mean_conf = answered ? confs / answered : 0;
 	*mean_runs = (double)runs / cases;
@@ -710,6 +780,44 @@ static void test_simulated_verified(void **state)
 		assert_true(right > right0);
 		assert_true(conf >= targets[i]);
 	}
+	sim_target = 0.9;
+}
+
+/*
+ * A parent failing the verification: the bisect goes on below it with that
+ * good verdict taken back (run_bisect.c's again()), where it used to give
+ * no answer. More bisects answer, and the answers are right at least as
+ * often as the confidence they are given (which no longer counts the good
+ * taken back).
+ */
+static void test_simulated_rebisect(void **state)
+{
+	const double rates[] = { 0.3, 0.5 }, targets[] = { 0.6, 0.9 };
+
+	(void)state;
+	sim_verify = true;
+	for (size_t i = 0; i < 2; i++) {
+		double right, conf, runs, right0, conf0, runs0;
+		int answered0;
+
+		rng = 0x2545f4914f6cdd1dull;
+		sim_target = targets[i];
+		simulate(rates[i], true, 10, 4000, &right0, &conf0, &runs0);
+		answered0 = sim_answered;
+		rng = 0x2545f4914f6cdd1dull;
+		sim_again = true;
+		sim_agains = 0;
+		simulate(rates[i], true, 10, 4000, &right, &conf, &runs);
+		sim_again = false;
+		printf("p %.1f, target %.1f: verified %d answers, right %.4f (confidence %.4f, %.1f runs); bisecting on after a parent failed: %d answers (%d turns), right %.4f (confidence %.4f, %.1f runs)\n",
+		       rates[i], targets[i], answered0, right0, conf0, runs0,
+		       sim_answered, sim_agains, right, conf, runs);
+		assert_true(sim_agains > 0);
+		assert_true(sim_answered > answered0);
+		assert_true(right >= conf - 0.005);
+		assert_true(conf >= targets[i]);
+	}
+	sim_verify = false;
 	sim_target = 0.9;
 }
 
@@ -816,10 +924,12 @@ int main(void)
 		cmocka_unit_test(test_miss),
 		cmocka_unit_test(test_two_failures),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_forget),
 		cmocka_unit_test(test_runs_left),
 		cmocka_unit_test(test_spread_any_order),
 		cmocka_unit_test(test_simulated_flaky),
 		cmocka_unit_test(test_simulated_verified),
+		cmocka_unit_test(test_simulated_rebisect),
 		cmocka_unit_test(test_simulated_noise),
 		cmocka_unit_test(test_simulated_solid),
 		cmocka_unit_test(test_simulated_boxes),
