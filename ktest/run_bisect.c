@@ -1193,8 +1193,12 @@ static int found(struct bis *s, const char *id)
 					 id, s->reverse ? "good (fixing)" : "bad",
 					 why);
 		}
-		krun_print(r, "Verified: the parents pass and %.12s fails%s\n", id,
-			   s->revert_passed ? "; BISECT_BAD passes with it reverted" : "");
+		krun_print(r, "Verified: the parents %s and %.12s %s%s\n",
+			   s->reverse ? "fail" : "pass", id,
+			   s->reverse ? "passes" : "fails",
+			   !s->revert_passed ? "" : s->reverse ?
+			   "; BISECT_BAD fails with it reverted" :
+			   "; BISECT_BAD passes with it reverted");
 		if (same_image(s, id, why, sizeof(why))) {
 			write_log(s);
 			give_confidence(s);

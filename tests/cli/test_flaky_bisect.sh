@@ -45,6 +45,17 @@ if [ "\$(cat $T/mode 2>/dev/null)" = lucky ] && [ "\$n" = 5 ]; then
 	if grep -q '^Verifying: the parent' $T/out; then cat $T/panic.log; else cat $T/good.log; fi >> $T/console.log
 	exit 0
 fi
+# fixlucky, for a reverse bisect: c7 fixes the bug; c6 passes every boot
+# until ktest verifies an answer, then always fails
+if [ "\$(cat $T/mode 2>/dev/null)" = fixlucky ]; then
+	if [ "\$n" -ge 7 ] || { [ "\$n" = 6 ] && ! grep -q '^Verifying: ' $T/out; }; then
+		echo "\$n fixed" >> $T/boots
+		cat $T/good.log >> $T/console.log
+		exit 0
+	fi
+	[ "\$n" = 6 ] && { echo "\$n unlucky" >> $T/boots; cat $T/panic.log >> $T/console.log; exit 0; }
+	n=5	# fails as c5 does, from the generator
+fi
 s=\$(( (\$(cat $T/seed) * 1103515245 + 12345) % 2147483648 ))
 echo \$s > $T/seed
 echo "\$n \$(( (s / 65536) % 100 ))" >> $T/boots
@@ -216,10 +227,37 @@ check "the bisect went on and names c5 ($(name "$(culprit st-lucky)")), verified
 check "c5 passed in the bisect before it failed" \
 	grep -q "^$(short "$c5") passes: " out
 # the confidence has c5's good verdict no more: the verdicts alone are the
-# product over the goods left, of c4 and below (each printed with its runs)
+# product over the goods left, 1 - (1 - p)^n each (no runs failed), from
+# the "passes: n runs" lines outside the verification, c5's left out,
+# with p the rate counted as printed (to 1%, hence the slack)
 alone=$(sed -n "s/^  (the bisect's verdicts alone: \([0-9.]*\)%.*/\1/p" out)
-check "and the confidence counts the goods left ($alone% for the verdicts alone)" \
-	test -n "$alone"
+goods_left() {
+	awk -v c5="$(short "$c5")" -v a="$alone" '
+		/^Verifying: / { v = 1 }
+		/bisecting on with it bad$/ { v = 0 }
+		/^Confidence / { sub(/.*\(/, ""); p = ($1 + 0) / 100 }
+		!v && / passes: [0-9]+ runs, 0 failed/ && $1 != c5 { n[++k] = $3 }
+		END {
+			prod = 1
+			for (i = 1; i <= k; i++)
+				prod *= 1 - (1 - p) ^ n[i]
+			printf "%.1f%% from %d goods at %.2f\n", 100 * prod, k, p
+			d = 100 * prod - a
+			exit !(a != "" && k >= 1 && p > 0 && d < 1.5 && d > -1.5)
+		}' out
+}
+# and the rate has c5's passed runs, as a failing commit's: the failing
+# runs over all runs of the commits with a failing run, from report.json
+rate_runs=$(jq -r '[.tests[0].steps | group_by(.commit)[] | select(any(.verdict == "BAD")) |
+	{b: (map(select(.verdict == "BAD")) | length), n: length}] |
+	"\(map(.b) | add) \(map(.n) | add)"' st-lucky/report.json)
+shown=$(sed -n 's/^Confidence .*: the failure showed in \([0-9]*\)% of the runs.*/\1/p' out)
+check "the rate counts c5's passed runs: $shown% printed, ${rate_runs% *} of ${rate_runs#* } runs in report.json" \
+	awk -v r="$rate_runs" -v s="$shown" 'BEGIN { split(r, w, " ");
+		d = 100 * w[1] / w[2] - s; exit !(s != "" && w[2] > 0 && d <= 0.5 && d >= -0.5) }'
+goods_ok() { goods_left >/dev/null; }
+check "and the confidence counts the goods left: $alone% for the verdicts alone, $(goods_left)" \
+	goods_ok
 check "the bisect log names c5 the bad commit" \
 	grep -q "^# first bad commit: \[$c5\]" st-lucky/bisect-1.log
 # killed once the bisect went on after the turn, the rerun from the journal
@@ -241,6 +279,21 @@ check "and took the runs before the kill from the journal ($(($(wc -l <boots) - 
 	sh -c "grep -q 'in the earlier run (from the journal)' out &&
 		grep -q 'bisecting on with it bad' out &&
 		! tail -n +$((killed + 1)) boots | grep -q '^12 '"
+
+# 3e. the same in a reverse bisect (c0 broken, c12 fixed, c7 the fix): c6
+# passes until an answer is verified, so it is taken for the fix; the
+# verification finds it failing again, and the bisect goes on with c6 not
+# fixed yet: c7 is named
+fresh 7
+echo fixlucky >mode
+conf st-fixlucky "BISECT_FLAKY = 1" "BISECT_CONFIDENCE = 90" "BISECT_REVERSE = 1" >fixlucky.conf
+run_ktest fixlucky.conf
+expect_rc 0 "BISECT_REVERSE, a wrong verdict on c6: the bisect ends ($(wc -l <boots) boots)"
+check "the verification found c6 failing again, and the bisect went on with it good (not fixed yet)" \
+	grep -q "^$(short "$c6") looked like the first good (fixing) commit, but the verification failed: it fails this time. $(short "$c6") has the failure, so its verdict in the bisect was wrong: bisecting on with it good (not fixed yet)$" out
+check "c7 is named, verified ($(name "$(culprit st-fixlucky)"))" \
+	sh -c "test '$(culprit st-fixlucky)' = '$c7' &&
+		grep -q '^Verified: the parents fail and $(short "$c7") passes$' out"
 rm -f mode
 
 # 4. killed in the middle of a flaky bisect, the rerun ends the same way
