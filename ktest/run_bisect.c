@@ -644,11 +644,18 @@ static int spread_hand(struct spread *sp, size_t from)
 	return 0;
 }
 
-/* run_once's after_build: run 1 is built, the other boxes start */
+/*
+ * run_once's after_build: run 1 is built, the other boxes start, and
+ * (BISECT_SPECULATE) the commits that can come next build meanwhile
+ */
 static void spread_early(void *ctx)
 {
 	struct spread *sp = ctx;
 
+	if (sp->s->spec && !strcmp(sp->kind, "bisect")) {
+		sp->s->spec_x = sp->id;
+		speculate(sp->s);
+	}
 	if (one_at_a_time(sp->s))
 		return;		/* run 1 is still going */
 	if (!sp->failed && spread_hand(sp, 1))
@@ -1633,7 +1640,8 @@ static int pool(struct bis *s)
 		snprintf(why, sizeof(why), "BISECT_FILES reads the history afresh after every verdict");
 	else if ((s->fl.p.tries > 1 || s->fl.p.flaky) && s->level < KSTEP_BOOT)
 		snprintf(why, sizeof(why), "the runs of a build bisect are builds, made in BUILD_DIR");
-	else if (krun_bool(r, KOPT_BISECT_SPECULATE))
+	else if (krun_bool(r, KOPT_BISECT_SPECULATE) &&
+		 s->fl.p.tries == 1 && !s->fl.p.flaky)
 		krun_print(r, "BOXES: the boxes build for themselves; BISECT_SPECULATE is not used\n");
 	if (why[0]) {
 		krun_print(r, "BOXES: one box (%s): %s\n", s->pool->names[0], why);
@@ -1678,8 +1686,9 @@ int krun_bisect(struct krun *r)
 		pin_builds(&s, true);
 	if (pool(&s))
 		goto out;
+	/* a pool sharing each commit's runs builds ahead as one box does */
 	if (krun_bool(r, KOPT_BISECT_SPECULATE) && s.level >= KSTEP_BOOT &&
-	    !s.pool && !s.by_hand) {
+	    (!s.pool || s.spread) && !s.by_hand) {
 		const char *min = krun_opt(r, KOPT_MIN_CONFIG);
 		char *bt = min && *min ? xasprintf("useconfig:%s", min) :
 			xstrdup("oldconfig");

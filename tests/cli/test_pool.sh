@@ -294,6 +294,26 @@ for opt in "BISECT_TRIES = 3" "BISECT_FLAKY = 1"; do
 done
 check "BISECT_FLAKY: the verification's runs were shared too" \
 	grep -q '^[0-9a-f]\{12\}: run [0-9]* on box b$' out-BISECT_FLAKY-2
+# BISECT_SPECULATE with the boxes sharing the runs: once run 1 built a
+# commit, the commits that can come next build in a work tree of their
+# own while the boxes run it; the next commit's run 1 takes its build from
+# the cache. The same commits and runs decide as on one box.
+fresh 6
+conf st-spec "BOXES = a b" "BISECT_FLAKY = 1" "BISECT_SPECULATE = 1" >spec.conf
+run_ktest spec.conf
+check "BISECT_FLAKY and BISECT_SPECULATE, 2 boxes: it names c6 (exit $rc)" \
+	test "$(culprit st-spec)" = "$c6"
+check "the next commits built in the background, in a work tree of their own" \
+	sh -c "grep -q '^Speculating: building [0-9a-f]\{12\}.* in the background (' out && test -e st-spec/spec-src/.git"
+# run 1 of a commit in the bisect (before the verification, whose commits
+# were built before): built by box a, or taken from the cache
+sed '/^Verifying/,$d' out >out-bisect
+firsts=$(grep -A1 '^[0-9a-f]\{12\}: run 1 on box a$' out-bisect | grep -c '^Building ')
+cached=$(grep -A1 '^[0-9a-f]\{12\}: run 1 on box a$' out-bisect | grep -c '^Building [0-9a-f]*: built by an earlier step, taken from the build cache')
+check "runs 1 in the bisect took their build from the cache ($cached of $firsts), built ahead" \
+	sh -c "[ $cached -ge 2 ] && grep -q 'spec: .*: built 6.1.0-t' st-spec/spec.log"
+check "the same commits tested, each decided by the same runs, as on one box" \
+	test "$(decisions out-BISECT_FLAKY-1)" = "$(decisions out)"
 
 # BISECT_SAME_CRASH on 2 boxes: c5, good, panics once with another title
 # (its first run, in the bisect or the verification): that run counts
