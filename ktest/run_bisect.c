@@ -1117,6 +1117,24 @@ static void replay_mark(struct bis *s, const char *id, enum kb_verdict v)
 		forget(s, id, false);
 }
 
+/* Into the new bisect: s->wrong turned first, then the marks hid, hv. */
+static int replay_turned(struct bis *s, char **hid, const enum kb_verdict *hv,
+			 size_t nh, enum kb_verdict turned)
+{
+	char why[512];
+
+	if (kbisect_mark(s->b, s->wrong, turned, why, sizeof(why)))
+		return krun_fail(s->r, "bisect: cannot go on with %.12s %s: %s",
+				 s->wrong, kbisect_verdict_word(turned), why);
+	hist_add(s, s->wrong, turned);
+	if (s->npaths)
+		remember(s, s->wrong, turned);
+	for (size_t k = 0; k < nh; k++)
+		if (strcmp(hid[k], s->wrong))
+			replay_mark(s, hid[k], hv[k]);
+	return AGAIN;
+}
+
 /*
  * A flaky bisect's verification proved a pass wrong (s->wrong): a parent of
  * the answer failed, or, in a reverse bisect, the answer failed again. That
@@ -1133,7 +1151,7 @@ static int again(struct bis *s, const char *id, const char *why)
 	enum kb_verdict *hv = s->hv;
 	size_t nh = s->nh;
 	struct kbisect *b;
-	int ret = AGAIN;
+	int ret;
 
 	krun_print(s->r, "%.12s looked like the first %s commit, but the verification failed: %s. %.12s has the failure, so its verdict in the bisect was wrong: bisecting on with it %s\n",
 		   id, s->reverse ? "good (fixing)" : "bad", why, s->wrong,
@@ -1158,19 +1176,9 @@ static int again(struct bis *s, const char *id, const char *why)
 		fresh_free(s);
 	}
 	forget(s, s->wrong, true);
-	if (kbisect_mark(s->b, s->wrong, turned, w, sizeof(w))) {
-		ret = krun_fail(s->r, "bisect: cannot go on with %.12s %s: %s",
-				s->wrong, kbisect_verdict_word(turned), w);
-	} else {
-		hist_add(s, s->wrong, turned);
-		if (s->npaths)
-			remember(s, s->wrong, turned);
-	}
-	for (size_t k = 0; k < nh; k++) {
-		if (ret == AGAIN && strcmp(hid[k], s->wrong))
-			replay_mark(s, hid[k], hv[k]);
+	ret = replay_turned(s, hid, hv, nh, turned);
+	for (size_t k = 0; k < nh; k++)
 		free(hid[k]);
-	}
 	free(hid);
 	free(hv);
 	kflaky_forget_checks(&s->fl);
