@@ -161,16 +161,24 @@ static int prepare(struct kpool *p, size_t k, const char *bd, const char *id)
 	char *base = xasprintf("ktest-box-%s", p->names[k]);
 	char *name = kvcs_worktree_name(base, bd);	/* one per STATE_DIR and box */
 	char *dir = xasprintf("%s/box-%s", r->state_dir, p->names[k]);
-	struct kvcs *v;
+	struct kvcs *v = krun_vcs(r);
 	int ret = 0;
 
-	if (access(git, F_OK) == 0)
-		goto out;
-	v = krun_vcs(r);
 	if (!v) {
 		ret = -1;
 		goto out;
 	}
+	ret = kvcs_worktree_reclaim(v, bd);
+	if (ret > 0)
+		krun_print(r, "Box %s: %s was a work tree of another repository (BUILD_DIR changed since): it is added again\n",
+			   p->names[k], bd);
+	if (ret < 0) {
+		krun_print(r, "ktest: box %s: %s\n", p->names[k], kvcs_error(v));
+		goto out;
+	}
+	ret = 0;
+	if (access(git, F_OK) == 0)
+		goto out;
 	krun_print(r, "Box %s: a work tree of BUILD_DIR at %s (its first build, if it builds, is a whole one)\n",
 		   p->names[k], bd);
 	if (kcmd_mkdirs_private(dir) || kvcs_worktree_add(v, name, bd, id)) {

@@ -35,6 +35,19 @@ static void key_of(struct kspec *sp, const char *id, struct kbc_key *k)
 	krun_build_key(sp->r, id, sp->build_type, k);
 }
 
+/* A work tree kept from a bisect of another BUILD_DIR: made again. */
+static void reclaim(struct kspec *sp)
+{
+	struct kvcs *v = krun_vcs(sp->r);
+	int ret = v ? kvcs_worktree_reclaim(v, sp->src) : 0;
+
+	if (ret > 0)
+		krun_print(sp->r, "BISECT_SPECULATE: %s was a work tree of another repository (BUILD_DIR changed since): it is added again, and its first build is a whole one\n",
+			   sp->src);
+	else if (ret < 0)
+		krun_print(sp->r, "BISECT_SPECULATE: %s\n", kvcs_error(v));
+}
+
 struct kspec *kspec_new(struct krun *r, const char *build_type, bool in_place,
 			char *why, size_t len)
 {
@@ -63,6 +76,7 @@ struct kspec *kspec_new(struct krun *r, const char *build_type, bool in_place,
 	} else {
 		sp->src = xasprintf("%s/spec-src", r->state_dir);
 		sp->out = xasprintf("%s/spec-out", r->state_dir);
+		reclaim(sp);
 	}
 	sp->log = xasprintf("%s/spec.log", r->state_dir);
 	return sp;

@@ -2704,6 +2704,39 @@ out:
 	return ret;
 }
 
+int kvcs_worktree_reclaim(struct kvcs *v, const char *path)
+{
+	char *git, *mine = NULL, *theirs = NULL;
+	git_repository *w = NULL;
+	int ret = 0;
+
+	if (!v || !path || !*path)
+		return bad_args(v, "kvcs_worktree_reclaim");
+	git = xasprintf("%s/.git", path);
+	if (access(git, F_OK) != 0)
+		goto out;
+	mine = realpath(git_repository_commondir(v->repo), NULL);
+	if (git_repository_open(&w, path) == 0)
+		theirs = realpath(git_repository_commondir(w), NULL);
+	git_error_clear();
+	if (!mine || (theirs && !strcmp(mine, theirs)))
+		goto out;
+	if (rm_tree(path)) {
+		set_err(v, "can't remove %s, a work tree of %s: %s", path,
+			theirs ? theirs : "a repository that is gone",
+			strerror(errno));
+		ret = -1;
+		goto out;
+	}
+	ret = 1;
+out:
+	git_repository_free(w);
+	free(git);
+	free(mine);
+	free(theirs);
+	return ret;
+}
+
 char *kvcs_worktree_name(const char *base, const char *path)
 {
 	unsigned int h = 2166136261u;	/* FNV-1a, 32 bits */

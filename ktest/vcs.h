@@ -149,6 +149,15 @@ int kvcs_worktree_add(struct kvcs *v, const char *name, const char *path,
 int kvcs_worktree_remove(struct kvcs *v, const char *name);
 
 /*
+ * A work tree of ours at path (under STATE_DIR) that is not one of v's
+ * repository's: of another repository (BUILD_DIR changed since it was
+ * made), or one whose repository is gone. Removes it so that it can be
+ * added again: 1 when it did, 0 when path is v's work tree or holds none,
+ * -1 (kvcs_error) when it cannot remove it.
+ */
+int kvcs_worktree_reclaim(struct kvcs *v, const char *path);
+
+/*
  * A worktree name for a work tree at path: base, '-' and a hash of path,
  * so that the work trees of two STATE_DIRs of one repository do not share
  * a name. malloc'd.

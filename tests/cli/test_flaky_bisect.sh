@@ -14,7 +14,7 @@
 cd "$KTEST_TMP" || exit 1
 T=$KTEST_TMP
 src=$T/src
-rm -rf "$src" "$T/src2" "$T/src3" st-* build-out tmp ./*.conf console.log next seed boots rate mode \
+rm -rf "$src" "$T/src2" "$T/src3" "$T/src-clone" st-* build-out tmp ./*.conf console.log next seed boots rate mode \
 	noised other.log
 . "$KTEST_SRC/tests/cli/series.inc"
 make_series "$src" 12
@@ -490,6 +490,21 @@ check "and builds ahead in the same work tree: Makefile untouched ($(wt_file))" 
 	sh -c "grep -q '^Speculating: building [0-9a-f]\{12\}.* in the background (' out && test '$(wt_file)' = '$wt_before'"
 check "which is still one worktree of BUILD_DIR" \
 	test "$(git -C "$src" worktree list | grep -c "^$T/st-spec2/spec-src ")" = 1
+# BUILD_DIR now another repository (a clone), STATE_DIR the same: the work
+# tree of the first is made again for the second, and builds ahead there
+rm -rf "$T/src-clone"
+git clone -q "$src" "$T/src-clone"
+sed "s|^BUILD_DIR = .*|BUILD_DIR = $T/src-clone|" spec2.conf >spec2-clone.conf
+echo 100 >rate
+fresh 7
+rm -rf st-spec2/build-cache
+run_ktest spec2-clone.conf
+rm -f rate
+check "BUILD_DIR changed: c5 again (exit $rc)" test "$(culprit st-spec2)" = "$c5"
+check "the kept work tree, of the other repository, is made again, and builds ahead" \
+	sh -c "grep -q '^BISECT_SPECULATE: $T/st-spec2/spec-src was a work tree of another repository (BUILD_DIR changed since): it is added again' out &&
+		grep -q '^Speculating: building [0-9a-f]\{12\}.* in the background (' out &&
+		test \"\$(git -C $T/st-spec2/spec-src rev-parse --git-common-dir)\" = $T/src-clone/.git"
 
 # ktest killed (SIGKILL) while it builds ahead in place: the make stops too
 # (the child's PDEATHSIG), so nothing writes to BUILD_DIR or OUTPUT_DIR

@@ -1437,6 +1437,49 @@ static void test_worktrees(void **state)
 }
 
 /*
+ * A kept work tree of another repository (BUILD_DIR changed) or of one that
+ * is gone is removed, so that it can be added again; v's own is kept.
+ */
+static void test_worktree_reclaim(void **state)
+{
+	struct small a, b;
+	struct kvcs *va, *vb;
+	char *w, *none;
+
+	(void)state;
+	make_small(&a);
+	make_small(&b);
+	va = open_ok(a.dir);
+	vb = open_ok(b.dir);
+	w = xasprintf("%s.wt", a.dir);
+	none = xasprintf("%s.none", a.dir);
+	assert_int_equal(kvcs_worktree_add(va, "w", w, a.h_c2), 0);
+	put(w, "untracked", "x\n");
+
+	assert_int_equal(kvcs_worktree_reclaim(va, w), 0);	/* its own */
+	assert_true(exists(w, "untracked"));
+	assert_int_equal(kvcs_worktree_reclaim(va, none), 0);	/* nothing */
+	assert_int_equal(kvcs_worktree_reclaim(vb, w), 1);	/* another's */
+	assert_false(exists(w, ""));
+	/* b adds its own there, kept; then b's repository goes */
+	assert_int_equal(kvcs_worktree_add(vb, "w", w, b.h_c3), 0);
+	assert_int_equal(kvcs_worktree_reclaim(vb, w), 0);
+	assert_true(exists(w, "e"));
+	kvcs_close(vb);
+	rm_rf(b.dir);
+	assert_int_equal(kvcs_worktree_reclaim(va, w), 1);
+	assert_false(exists(w, ""));
+	/* and a adds its own again */
+	assert_int_equal(kvcs_worktree_add(va, "w2", w, a.h_c2), 0);
+	assert_true(exists(w, "b"));
+	kvcs_close(va);
+	free(w);
+	free(none);
+	free_small(&a);
+	free_small(&b);
+}
+
+/*
  * Worktree names: one per path, stable from one ktest to the next (a box's
  * or the speculative builds' work tree is found again by its name), and
  * valid for kvcs_worktree_add().
@@ -2376,6 +2419,7 @@ int main(void)
 		cmocka_unit_test(test_untracked_in_way),
 		cmocka_unit_test(test_worktrees),
 		cmocka_unit_test(test_worktree_name),
+		cmocka_unit_test(test_worktree_reclaim),
 		cmocka_unit_test(test_bisect_fixed),
 		cmocka_unit_test(test_bisect_random),
 		cmocka_unit_test(test_commit_graph),
