@@ -153,7 +153,10 @@ static void box_dirs(struct kpool *p, size_t k, char **bd, char **od, bool *wt)
 	free(od0);
 }
 
-/* Box k's work tree, added the first time (in ktest's process: one at a time). */
+/*
+ * Box k's work tree, added the first time, and again when the one kept is
+ * another repository's (in ktest's process: one at a time).
+ */
 static int prepare(struct kpool *p, size_t k, const char *bd, const char *id)
 {
 	struct krun *r = p->r;
