@@ -603,7 +603,6 @@ struct spread {
 	bool failed;			/* a box could not be started */
 };
 
-/* The free boxes from box `from` on take the runs that can be needed. */
 /*
  * BISECT_SAME_CRASH, until a failure named the failure bisected: one run
  * at a time, so that the first failing run in the order of the runs names
@@ -614,6 +613,7 @@ static bool one_at_a_time(const struct bis *s)
 	return s->same_crash && !s->crash;
 }
 
+/* The free boxes from box `from` on take the runs that can be needed. */
 static int spread_hand(struct spread *sp, size_t from)
 {
 	struct bis *s = sp->s;
