@@ -896,6 +896,7 @@ static int checkout(struct krun *r)
 	const char *rev = krun_opt(r, KOPT_CHECKOUT);
 	struct kvcs *v;
 	struct kvcs_commit cm;
+	const char *note;
 
 	if (!rev || !*rev)
 		return 0;
@@ -906,6 +907,8 @@ static int checkout(struct krun *r)
 		krun_print(r, "ktest: CHECKOUT %s: %s\n", rev, kvcs_error(v));
 		return -1;
 	}
+	if ((note = kvcs_note(v)))
+		krun_print(r, "ktest: %s\n", note);
 	krun_print(r, "Checked out %s (%.12s %s)\n", rev, cm.id, cm.subject);
 	kvcs_commit_clear(&cm);
 	return 0;

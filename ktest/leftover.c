@@ -138,6 +138,19 @@ void kleft_note(pid_t pgid, char name[KLEFT_NAME_MAX])
 	running_set = 1;
 }
 
+void kleft_self(char name[KLEFT_NAME_MAX])
+{
+	unsigned long long start;
+	char id[40], st;
+	long grp;
+
+	name[0] = '\0';
+	if (proc_stat("self", &st, &grp, &start))
+		return;
+	boot_id(id, sizeof(id));
+	snprintf(name, KLEFT_NAME_MAX, "%ld-%llu-%s", (long)getpid(), start, id);
+}
+
 void kleft_forget(const char *name)
 {
 	char path[4096];
@@ -186,6 +199,21 @@ static bool still_ours(pid_t pgid, const char *id, unsigned long long start)
 		return false;	/* the pid is another process's now */
 	/* the leader itself, or its group without it (its pid not reusable) */
 	return running_member(pgid) > 0;
+}
+
+int kleft_process_runs(const char *name)
+{
+	unsigned long long start, s;
+	char id[40], now[40], pid[24], st;
+	pid_t p;
+	long grp;
+
+	if (parse_name(name, &p, &start, id))
+		return -1;
+	boot_id(now, sizeof(now));
+	snprintf(pid, sizeof(pid), "%ld", (long)p);
+	return !strcmp(now, id) && !proc_stat(pid, &st, &grp, &s) &&
+	       s == start && st != 'Z' && st != 'X';
 }
 
 /* The command line of a process of the group, for the message. */

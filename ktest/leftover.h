@@ -44,6 +44,17 @@ void kleft_forget_running(void);
  */
 bool kleft_group_runs(pid_t pgid);
 
+/*
+ * This process's name, as a note's ("PID-START-BOOTID"), for a note of
+ * its own elsewhere (vcs.c's checkouts); "" when /proc cannot tell.
+ */
+void kleft_self(char name[KLEFT_NAME_MAX]);
+/*
+ * Does the process a kleft_self() name names still run (the same process,
+ * this boot, not a zombie)? 1 or 0; -1 when name is not such a name.
+ */
+int kleft_process_runs(const char *name);
+
 /* What kleft_stop says for each group it stops. */
 typedef void (*kleft_say_fn)(void *ctx, pid_t pgid, const char *cmd);
 

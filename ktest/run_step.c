@@ -467,6 +467,16 @@ static int step_checkout(struct krun *r, const struct kstep_opts *o,
 	return ret;
 }
 
+/* What the checkout mended first (a lock a killed run left), said. */
+static int checked_out(struct krun *r, struct kvcs *v)
+{
+	const char *note = kvcs_note(v);
+
+	if (note)
+		krun_print(r, "ktest: %s\n", note);
+	return 0;
+}
+
 static int checkout(struct krun *r, const struct kstep_opts *o,
 		    struct kstep_result *res)
 {
@@ -478,7 +488,7 @@ static int checkout(struct krun *r, const struct kstep_opts *o,
 		bool conflicts;
 
 		if (!kvcs_checkout_revert(v, o->commit, o->revert, &conflicts))
-			return 0;
+			return checked_out(r, v);
 		if (!conflicts) {
 			krun_print(r, "ktest: cannot check out %.12s with %.12s reverted in BUILD_DIR: %s\n",
 				   o->commit, o->revert, kvcs_error(v));
@@ -497,7 +507,7 @@ static int checkout(struct krun *r, const struct kstep_opts *o,
 			   o->commit, kvcs_error(v));
 		return -1;
 	}
-	return 0;
+	return checked_out(r, v);
 }
 
 static const char *step_key(const struct kstep_opts *o, char *buf, size_t len)

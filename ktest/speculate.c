@@ -106,8 +106,13 @@ static struct kvcs *worktree_at(struct kspec *sp, struct kvcs *w,
 	free(gitfile);
 	if (w) {
 		if ((changed ? kvcs_checkout_changed(w, id) :
-		     kvcs_checkout_again(w, id)) == 0)
+		     kvcs_checkout_again(w, id)) == 0) {
+			const char *note = kvcs_note(w);
+
+			if (note)
+				fprintf(log, "spec: %s\n", note);
 			return w;
+		}
 		fprintf(log, "spec: checkout of %s: %s\n", id, kvcs_error(w));
 		if (w != sp->r->vcs)
 			kvcs_close(w);

@@ -31,6 +31,7 @@
 #include <git2/sys/odb_backend.h>
 
 #include "conf/strmap.h"
+#include "ktest/leftover.h"
 #include "ktest/vcs.h"
 
 struct kvcs {
@@ -38,6 +39,8 @@ struct kvcs {
 	char *path;
 	char err[1024];
 	bool synced;	/* the work tree is as the index (checked or checked out) */
+	char note[768];	/* what a checkout mended before it ran (kvcs_note) */
+	char shown[768];	/* the note kvcs_note() last gave */
 };
 
 /* Our own branch for a worktree while git_worktree_add() needs one. */
@@ -2288,6 +2291,162 @@ static int refuse_untracked(struct kvcs *v, git_commit *c, git_index *idx,
 	return ret;
 }
 
+/* ---- a checkout that did not finish ---- */
+
+/*
+ * A checkout holds the index's lock (index.lock) while it writes the work
+ * tree, then HEAD's. Killed then (SIGKILL, the OOM killer), ktest leaves
+ * them, and every later checkout there fails ("the index is locked"). So
+ * each checkout is bracketed by an empty note in the git directory,
+ * "ktest-checkout-PID-START-BOOTID" (leftover.h's name of the process).
+ * A note whose process is gone marks a checkout that did not finish: the
+ * locks not older than the note are that checkout's, and go before the
+ * next checkout there; unless a process that runs has a note too (a
+ * checkout of its own: the locks may be its, and it ends by itself).
+ */
+#define CO_NOTE "ktest-checkout-"
+
+static const char *const co_locks[] = { "index.lock", "HEAD.lock" };
+
+struct co_notes {
+	bool live;
+	bool dead;
+	struct timespec oldest;		/* of the dead ones */
+	long pid;			/* of a dead one */
+};
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static void read_co_notes(const char *gitdir, struct co_notes *n)
+{
+	DIR *d = opendir(gitdir);
+	struct dirent *e;
+
+	memset(n, 0, sizeof(*n));
+	while (d && (e = readdir(d))) {
+		const char *name;
+		struct stat st;
+		int runs;
+
+		if (strncmp(e->d_name, CO_NOTE, strlen(CO_NOTE)))
+			continue;
+		name = e->d_name + strlen(CO_NOTE);
+		runs = kleft_process_runs(name);
+		if (runs > 0) {
+			n->live = true;
+		} else if (runs == 0 && !fstatat(dirfd(d), e->d_name, &st, 0)) {
+			if (!n->dead || ts_before(&st.st_mtim, &n->oldest))
+				n->oldest = st.st_mtim;
+			n->dead = true;
+			n->pid = strtol(name, NULL, 10);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+/* The dead notes and the locks their checkouts left, gone; said in note. */
+static void mend_checkout(struct kvcs *v, const char *gitdir,
+			  const struct co_notes *n)
+{
+	DIR *d = opendir(gitdir);
+	struct dirent *e;
+	struct sbuf b;
+
+	sbuf_init(&b);
+	for (size_t i = 0; i < sizeof(co_locks) / sizeof(co_locks[0]); i++) {
+		char *path = xasprintf("%s%s", gitdir, co_locks[i]);
+		struct stat st;
+
+		if (!lstat(path, &st) && !ts_before(&st.st_mtim, &n->oldest) &&
+		    !unlink(path))
+			sbuf_addf(&b, "%s%s", b.len ? " and " : "", co_locks[i]);
+		free(path);
+	}
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, CO_NOTE, strlen(CO_NOTE)) &&
+		    !kleft_process_runs(e->d_name + strlen(CO_NOTE)))
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	if (b.len)
+		snprintf(v->note, sizeof(v->note),
+			 "removed %s left in %s by a checkout of ktest (pid %ld) that did not finish (killed)",
+			 sbuf_str(&b), gitdir, n->pid);
+	sbuf_free(&b);
+}
+
+/*
+ * Before a checkout: what a dead one left is mended, and this one noted
+ * (its path in mine, "" when it could not be made: the checkout goes on).
+ */
+static void checkout_begin(struct kvcs *v, char *mine, size_t len)
+{
+	const char *gitdir = git_repository_path(v->repo);
+	char self[KLEFT_NAME_MAX];
+	struct co_notes n;
+	int fd;
+
+	mine[0] = '\0';
+	if (!gitdir)
+		return;
+	read_co_notes(gitdir, &n);
+	if (n.dead && !n.live)
+		mend_checkout(v, gitdir, &n);
+	kleft_self(self);
+	if (!self[0])
+		return;
+	snprintf(mine, len, "%s" CO_NOTE "%s", gitdir, self);
+	fd = open(mine, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		mine[0] = '\0';
+	else
+		close(fd);
+}
+
+static void checkout_end(const char *mine)
+{
+	if (mine[0])
+		unlink(mine);
+}
+
+/*
+ * After a checkout failed: a lock that is still there is named, and what
+ * to do (a git command or an older ktest killed in a checkout leaves one
+ * without a note).
+ */
+static void lock_hint(struct kvcs *v)
+{
+	const char *gitdir = git_repository_path(v->repo);
+	size_t n = strlen(v->err);
+
+	for (size_t i = 0; gitdir && i < sizeof(co_locks) / sizeof(co_locks[0]); i++) {
+		char *path = xasprintf("%s%s", gitdir, co_locks[i]);
+		bool there = !access(path, F_OK);
+
+		if (there && n < sizeof(v->err))
+			snprintf(v->err + n, sizeof(v->err) - n,
+				 " (%s is there: if no git command runs in %s, one was killed there; remove the file)",
+				 path, v->path);
+		free(path);
+		if (there)
+			break;	/* one is enough */
+	}
+}
+
+const char *kvcs_note(struct kvcs *v)
+{
+	if (!v || !v->note[0])
+		return NULL;
+	memcpy(v->shown, v->note, sizeof(v->shown));
+	v->note[0] = '\0';
+	return v->shown;
+}
+
 struct conflicts {
 	struct strvec paths;
 };
@@ -2308,6 +2467,7 @@ int kvcs_checkout(struct kvcs *v, const char *id, bool force)
 {
 	git_checkout_options co;
 	struct conflicts cf = { { 0 } };
+	char mine[4096] = "";
 	git_index *idx = NULL;
 	struct sbuf b;
 	git_commit *c;
@@ -2354,6 +2514,7 @@ int kvcs_checkout(struct kvcs *v, const char *id, bool force)
 	co.notify_flags = GIT_CHECKOUT_NOTIFY_CONFLICT;
 	co.notify_cb = note_conflict;
 	co.notify_payload = &cf;
+	checkout_begin(v, mine, sizeof(mine));
 	if (git_checkout_tree(v->repo, (git_object *)c, &co) < 0) {
 		if (cf.paths.n) {
 			list_files(&b, cf.paths.v, cf.paths.n);
@@ -2361,17 +2522,20 @@ int kvcs_checkout(struct kvcs *v, const char *id, bool force)
 				id, v->path, sbuf_str(&b));
 		} else {
 			git_fail(v, "can't check out '%s' in %s", id, v->path);
+			lock_hint(v);
 		}
 		goto out;
 	}
 	/* checkout writes files and index; HEAD is ours to move */
 	if (git_repository_set_head_detached(v->repo, git_commit_id(c)) < 0) {
 		git_fail(v, "checked out '%s' but can't detach HEAD at it", id);
+		lock_hint(v);
 		goto out;
 	}
 	v->synced = true;
 	ret = 0;
 out:
+	checkout_end(mine);
 	git_index_free(idx);
 	strvec_clear(&cf.paths);
 	sbuf_free(&b);
@@ -2385,6 +2549,7 @@ int kvcs_checkout_changed(struct kvcs *v, const char *id)
 	git_checkout_options co;
 	git_index *idx = NULL;
 	git_tree *tree = NULL;
+	char mine[4096] = "";
 	git_commit *c;
 	int ret = -1;
 
@@ -2401,6 +2566,7 @@ int kvcs_checkout_changed(struct kvcs *v, const char *id)
 	if (index_changes(v, tree, idx, &paths, &in_way) < 0 ||
 	    refuse_in_way(v, id, &in_way) < 0)
 		goto out;
+	checkout_begin(v, mine, sizeof(mine));
 	/* no paths would mean every path to libgit2 */
 	if (paths.n) {
 		git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
@@ -2411,15 +2577,18 @@ int kvcs_checkout_changed(struct kvcs *v, const char *id)
 		co.paths.count = paths.n;
 		if (git_checkout_tree(v->repo, (git_object *)c, &co) < 0) {
 			git_fail(v, "can't check out '%s' in %s", id, v->path);
+			lock_hint(v);
 			goto out;
 		}
 	}
 	if (git_repository_set_head_detached(v->repo, git_commit_id(c)) < 0) {
 		git_fail(v, "checked out '%s' but can't detach HEAD at it", id);
+		lock_hint(v);
 		goto out;
 	}
 	ret = 0;
 out:
+	checkout_end(mine);
 	strvec_clear(&in_way);
 	strvec_clear(&paths);
 	git_tree_free(tree);
@@ -2475,6 +2644,7 @@ int kvcs_checkout_revert(struct kvcs *v, const char *onto, const char *revert,
 	git_checkout_options co;
 	git_commit *r = NULL, *o = NULL;
 	git_index *idx = NULL;
+	char mine[4096] = "";
 	char *what = NULL;
 	int ret = -1;
 
@@ -2501,13 +2671,16 @@ int kvcs_checkout_revert(struct kvcs *v, const char *onto, const char *revert,
 		goto out;
 	git_checkout_options_init(&co, GIT_CHECKOUT_OPTIONS_VERSION);
 	co.checkout_strategy = GIT_CHECKOUT_FORCE;
+	checkout_begin(v, mine, sizeof(mine));
 	if (git_checkout_index(v->repo, idx, &co) < 0) {
 		git_fail(v, "can't check out %s reverted on %s in %s", revert,
 			 onto, v->path);
+		lock_hint(v);
 		goto out;
 	}
 	ret = 0;
 out:
+	checkout_end(mine);
 	free(what);
 	git_index_free(idx);
 	git_commit_free(r);

@@ -130,6 +130,16 @@ int kvcs_checkout_again(struct kvcs *v, const char *id);
  */
 int kvcs_checkout_revert(struct kvcs *v, const char *onto, const char *revert,
 			 bool *conflicts);
+/*
+ * A checkout killed before it ended (SIGKILL, the OOM killer) leaves the
+ * index's and HEAD's locks in the git directory; every checkout above
+ * removes the ones a killed ktest's checkout left (each checkout is noted
+ * there while it runs: "ktest-checkout-PID-START-BOOTID") before it
+ * starts. What it removed, once after each such checkout, for the log;
+ * NULL when nothing. A lock that has no such note stays, and the error of
+ * the checkout it stops names it.
+ */
+const char *kvcs_note(struct kvcs *v);
 
 /* The commit HEAD points at. */
 int kvcs_head(struct kvcs *v, struct kvcs_commit *out);

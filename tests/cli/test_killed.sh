@@ -11,6 +11,8 @@
 #     builds, says so, resumes and finishes
 #  3. a note of the running directory whose pid is now another process's
 #     is dropped, that process left alone
+#  4. the first run, killed with SIGKILL in a checkout of BUILD_DIR, leaves
+#     index.lock; the next run removes it, says so, resumes and finishes
 . "$(dirname "$0")/../lib.sh"
 
 cd "$KTEST_TMP" || exit 1
@@ -100,5 +102,53 @@ check "the note is dropped" \
 	sh -c "[ -d st-k/running ] && [ ! -e '$note' ]"
 kill "$other"
 wait "$other" 2>/dev/null
+
+# 4. killed in a checkout of BUILD_DIR: c7 adds 4000 files, so the first
+# checkout (c7 to the middle) takes a while; ktest is SIGKILLed as soon
+# as index.lock appears (a busy loop of the shell's builtins), which
+# leaves the lock (and a half-written work tree); the next run removes
+# it, says so, and resumes; a miss (the checkout already over) tries
+# again, 5 times at most
+i=0
+while [ $i -lt 4000 ]; do
+	mkdir -p "$src/bulk/d$((i % 40))"
+	echo "$i" >"$src/bulk/d$((i % 40))/f$i.c"
+	i=$((i + 1))
+done
+g add bulk
+g commit -q -m "c7: 4000 files"
+c7=$(g rev-parse HEAD)
+conf7() {
+	series_conf "$1" true true true "$c7" "MAKE_CMD = sh $T/slowmake.sh" |
+		sed 's/^BISECT_TYPE = boot$/BISECT_TYPE = build/'
+}
+conf7 st-co >co.conf
+lock=$src/.git/index.lock
+tries=0
+while [ $tries -lt 5 ]; do
+	rm -rf st-co
+	g checkout -q -f "$c7"
+	"$KTEST" co.conf >out 2>err </dev/null &
+	kpid=$!
+	n=0
+	until [ -e "$lock" ] || [ $n -ge 2000000 ] || ! kill -0 "$kpid" 2>/dev/null; do
+		n=$((n + 1))
+	done
+	kill -9 "$kpid" 2>/dev/null
+	wait "$kpid" 2>/dev/null
+	tries=$((tries + 1))
+	[ -e "$lock" ] && break
+done
+check "killed in its first checkout (try $tries), ktest leaves $lock" test -e "$lock"
+run_ktest co.conf
+expect_rc 0 "the next run resumes and finishes"
+check "it removed the lock the killed checkout left, and said so" \
+	grep -q "^ktest: removed index.lock left in $src/.git/ by a checkout of ktest (pid $kpid) that did not finish (killed)$" out
+check "no lock or note of the checkout is left" \
+	sh -c "[ ! -e '$lock' ] && ! ls '$src/.git' | grep -q '^ktest-checkout-'"
+check "it names c7, as a run not killed does" \
+	test "$(culprit st-co)" = "$c7"
+check "the tree is back at c7, clean" \
+	sh -c "[ \"\$(git -C '$src' rev-parse HEAD)\" = '$c7' ] && [ -z \"\$(git -C '$src' status --porcelain)\" ]"
 
 finish

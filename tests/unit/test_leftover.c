@@ -383,6 +383,57 @@ static void test_no_dir(void **state)
 	assert_int_equal(s.n, 0);
 }
 
+/*
+ * A process's own name (vcs.c's checkout notes): it runs while it does;
+ * dead (a zombie too), or started after the name was taken, it does not.
+ */
+static void test_process_name(void **state)
+{
+	char name[KLEFT_NAME_MAX], other[KLEFT_NAME_MAX + 8];
+	int pipefd[2], st;
+	long pid, start;
+	pid_t child;
+
+	(void)state;
+	kleft_self(name);
+	assert_int_equal(sscanf(name, "%ld-%ld-", &pid, &start), 2);
+	assert_int_equal(pid, (long)getpid());
+	assert_int_equal(kleft_process_runs(name), 1);
+	/* the same pid, another start: the pid was taken again */
+	snprintf(other, sizeof(other), "%ld-%ld-%s", pid, start + 1,
+		 strchr(strchr(name, '-') + 1, '-') + 1);
+	assert_int_equal(kleft_process_runs(other), 0);
+	assert_int_equal(kleft_process_runs("not-a-name"), -1);
+	assert_int_equal(kleft_process_runs(""), -1);
+
+	/* a child's name, while it runs, as a zombie, and reaped */
+	assert_int_equal(pipe(pipefd), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		char mine[KLEFT_NAME_MAX];
+
+		kleft_self(mine);
+		if (write(pipefd[1], mine, sizeof(mine)) != (ssize_t)sizeof(mine))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(pipefd[1]);
+	assert_int_equal(read(pipefd[0], other, KLEFT_NAME_MAX), KLEFT_NAME_MAX);
+	close(pipefd[0]);
+	assert_int_equal(strtol(other, NULL, 10), (long)child);
+	assert_string_not_equal(other, name);
+	assert_int_equal(kleft_process_runs(other), 1);
+	assert_int_equal(kill(child, SIGKILL), 0);
+	/* a zombie until reaped: it does not run */
+	for (int i = 0; i < 500 && kleft_process_runs(other); i++)
+		usleep(10000);
+	assert_int_equal(kleft_process_runs(other), 0);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_int_equal(kleft_process_runs(other), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_stop_redacted),
 		cmocka_unit_test(test_not_ours),
 		cmocka_unit_test(test_no_dir),
+		cmocka_unit_test(test_process_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -52,13 +52,17 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1328,6 +1332,222 @@ static void test_untracked_in_way(void **state)
 
 /* ---- worktrees ---- */
 
+/* ---- a checkout killed before it ended ---- */
+
+#define KILLED_FILES 4000
+
+/*
+ * A repository whose main (checked out) has one file and whose "big"
+ * commit has KILLED_FILES: a checkout of big writes long enough to be
+ * stopped in the middle.
+ */
+static char *make_big(char big[KB_ID_LEN])
+{
+	struct file *f = xcalloc(KILLED_FILES, sizeof(*f));
+	char **names = xcalloc(KILLED_FILES, sizeof(*names));
+	struct file one = { "README", "one file\n" };
+	git_repository *r;
+	git_oid t, c1, c2;
+	char *dir;
+
+	r = new_repo(&dir);
+	for (size_t i = 0; i < KILLED_FILES; i++) {
+		names[i] = xasprintf("d%02zu/f%04zu.c", i % 40, i);
+		f[i].path = names[i];
+		f[i].content = names[i];
+	}
+	t = tree_of(r, &one, 1);
+	c1 = commit_at(r, &t, NULL, 0, BASE_TIME, "one file");
+	t = tree_of(r, f, KILLED_FILES);
+	c2 = commit_at(r, &t, &c1, 1, BASE_TIME + 60, "many files");
+	set_ref(r, "refs/heads/main", &c1);
+	hex(big, &c2);
+	git_repository_free(r);
+	for (size_t i = 0; i < KILLED_FILES; i++)
+		free(names[i]);
+	free(names);
+	free(f);
+	return dir;
+}
+
+/* A child stopped in its checkout: killed after the test, even a failed one. */
+static pid_t stopped_child;
+
+static int kill_stopped_child(void **state)
+{
+	if (stopped_child > 0) {
+		kill(stopped_child, SIGKILL);
+		waitpid(stopped_child, NULL, 0);
+	}
+	stopped_child = 0;
+	return 0;
+}
+
+/* How many ktest-checkout-* notes the git directory holds. */
+static int checkout_notes(const char *dir)
+{
+	char *gitdir = xasprintf("%s/.git", dir);
+	DIR *d = opendir(gitdir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += !strncmp(e->d_name, "ktest-checkout-", 15);
+	closedir(d);
+	free(gitdir);
+	return n;
+}
+
+/*
+ * A child checks big out in dir; sig (SIGKILL or SIGSTOP) reaches it as
+ * soon as index.lock appears. Returns its pid (reaped when killed), or 0
+ * when its checkout ended before the signal (then again, at most 5
+ * times: it only takes a few milliseconds in the signal's way).
+ */
+static pid_t stopped_in_checkout(const char *dir, const char *big, int sig)
+{
+	char *gitdir = xasprintf("%s/.git", dir), *lock = xasprintf("%s/index.lock", gitdir);
+
+	for (int attempt = 0; attempt < 5; attempt++) {
+		int in = inotify_init1(IN_CLOEXEC), st;
+		struct pollfd pfd = { .events = POLLIN };
+		char buf[4096] __attribute__((aligned(8)));
+		bool seen = false;
+		pid_t pid;
+
+		assert_true(in >= 0);
+		assert_true(inotify_add_watch(in, gitdir, IN_CREATE) >= 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			char err[512];
+			struct kvcs *v = kvcs_open(dir, err, sizeof(err));
+
+			_exit(v && kvcs_checkout(v, big, true) == 0 ? 0 : 1);
+		}
+		pfd.fd = in;
+		while (!seen && poll(&pfd, 1, 30000) == 1) {
+			ssize_t n = read(in, buf, sizeof(buf));
+
+			for (ssize_t o = 0; n > 0 && o < n;) {
+				const struct inotify_event *ev = (const void *)(buf + o);
+
+				if (ev->len && !strcmp(ev->name, "index.lock"))
+					seen = true;
+				o += (ssize_t)(sizeof(*ev) + ev->len);
+			}
+		}
+		kill(pid, seen ? sig : SIGKILL);
+		close(in);
+		assert_true(seen);
+		assert_int_equal(waitpid(pid, &st, sig == SIGSTOP ? WUNTRACED : 0), pid);
+		if (sig == SIGSTOP)
+			stopped_child = pid;
+		if (access(lock, F_OK) == 0) {
+			free(lock);
+			free(gitdir);
+			return pid;
+		}
+		/* too late: the checkout ended; back to main for another try */
+		kill_stopped_child(NULL);
+		{
+			struct kvcs *v = open_ok(dir);
+
+			assert_int_equal(kvcs_checkout(v, "main", true), 0);
+			kvcs_close(v);
+		}
+	}
+	fail_msg("the checkout of %d files always ended before the signal", KILLED_FILES);
+	return 0;
+}
+
+/*
+ * ktest killed in a checkout (SIGKILL: no handler runs) leaves
+ * index.lock; the next checkout there removes it, says so once, and
+ * checks out. The lock of a checkout that still runs (stopped), of one
+ * that was not ours (no note), or older than the note stays, and the
+ * error names it.
+ */
+static void test_killed_checkout(void **state)
+{
+	char big[KB_ID_LEN], pid[32], *lock;
+	struct kvcs *v;
+	char *dir = make_big(big);
+	pid_t child;
+
+	lock = xasprintf("%s/.git/index.lock", dir);
+	v = open_ok(dir);
+	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+	assert_null(kvcs_note(v));
+	assert_int_equal(checkout_notes(dir), 0);	/* gone after it */
+
+	/* killed: its lock and its note stay; the next checkout mends */
+	child = stopped_in_checkout(dir, big, SIGKILL);
+	assert_int_equal(checkout_notes(dir), 1);
+	assert_int_equal(kvcs_checkout(v, big, true), 0);
+	assert_non_null(kvcs_note(v));
+	assert_int_equal(access(lock, F_OK), -1);
+	assert_int_equal(checkout_notes(dir), 0);
+	assert_null(kvcs_note(v));			/* said once */
+	assert_file(dir, "d07/f3927.c", "d07/f3927.c");
+	assert_git_clean_at(dir, big);
+
+	/* what it says: the lock, and the killed process */
+	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+	child = stopped_in_checkout(dir, big, SIGKILL);
+	snprintf(pid, sizeof(pid), "(pid %ld)", (long)child);
+	assert_int_equal(kvcs_checkout_again(v, big), 0);
+	{
+		const char *note = kvcs_note(v);
+
+		assert_non_null(note);
+		if (!strstr(note, "index.lock") || !strstr(note, pid) ||
+		    !strstr(note, "did not finish"))
+			fail_msg("note \"%s\" lacks index.lock or %s", note, pid);
+	}
+	assert_git_clean_at(dir, big);
+
+	/* stopped, not killed: its lock is its own; the error names it */
+	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+	child = stopped_in_checkout(dir, big, SIGSTOP);
+	assert_int_equal(kvcs_checkout(v, big, true), -1);
+	assert_err_has(v, "index.lock is there");
+	assert_err_has(v, "remove the file");
+	assert_int_equal(access(lock, F_OK), 0);
+	assert_int_equal(stopped_child, child);
+	kill_stopped_child(NULL);
+	assert_int_equal(kvcs_checkout(v, big, true), 0);
+	assert_non_null(kvcs_note(v));
+	assert_git_clean_at(dir, big);
+
+	/* a lock older than the killed checkout's note is not its */
+	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+	stopped_in_checkout(dir, big, SIGKILL);
+	age(dir, ".git/index.lock");
+	assert_int_equal(kvcs_checkout(v, big, true), -1);
+	assert_err_has(v, "index.lock is there");
+	assert_int_equal(access(lock, F_OK), 0);
+	assert_null(kvcs_note(v));
+
+	/* a lock with no note (a git command killed): named, left */
+	assert_int_equal(unlink(lock), 0);
+	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+	assert_int_equal(checkout_notes(dir), 0);
+	put(dir, ".git/index.lock", "");
+	assert_int_equal(kvcs_checkout(v, big, true), -1);
+	assert_err_has(v, lock);
+	assert_int_equal(access(lock, F_OK), 0);
+	assert_int_equal(unlink(lock), 0);
+	assert_int_equal(kvcs_checkout(v, big, true), 0);
+	assert_null(kvcs_note(v));
+
+	kvcs_close(v);
+	free(lock);
+	rm_rf(dir);
+	free(dir);
+}
+
 static bool has_branch(git_repository *r, const char *name)
 {
 	git_reference *ref;
@@ -2420,6 +2640,8 @@ int main(void)
 		cmocka_unit_test(test_worktrees),
 		cmocka_unit_test(test_worktree_name),
 		cmocka_unit_test(test_worktree_reclaim),
+		cmocka_unit_test_teardown(test_killed_checkout,
+					  kill_stopped_child),
 		cmocka_unit_test(test_bisect_fixed),
 		cmocka_unit_test(test_bisect_random),
 		cmocka_unit_test(test_commit_graph),
