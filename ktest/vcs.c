@@ -2313,6 +2313,7 @@ struct co_notes {
 	bool dead;
 	struct timespec oldest;		/* of the dead ones */
 	long pid;			/* of a dead one */
+	long live_pid;			/* of a live one */
 };
 
 static bool ts_before(const struct timespec *a, const struct timespec *b)
@@ -2321,7 +2322,9 @@ static bool ts_before(const struct timespec *a, const struct timespec *b)
 	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-static void read_co_notes(const char *gitdir, struct co_notes *n)
+/* The notes in gitdir, but self's (a kleft_self() name; "": none). */
+static void read_co_notes(const char *gitdir, const char *self,
+			  struct co_notes *n)
 {
 	DIR *d = opendir(gitdir);
 	struct dirent *e;
@@ -2335,9 +2338,12 @@ static void read_co_notes(const char *gitdir, struct co_notes *n)
 		if (strncmp(e->d_name, CO_NOTE, strlen(CO_NOTE)))
 			continue;
 		name = e->d_name + strlen(CO_NOTE);
+		if (!strcmp(name, self))
+			continue;
 		runs = kleft_process_runs(name);
 		if (runs > 0) {
 			n->live = true;
+			n->live_pid = strtol(name, NULL, 10);
 		} else if (runs == 0 && !fstatat(dirfd(d), e->d_name, &st, 0)) {
 			if (!n->dead || ts_before(&st.st_mtim, &n->oldest))
 				n->oldest = st.st_mtim;
@@ -2394,10 +2400,10 @@ static void checkout_begin(struct kvcs *v, char *mine, size_t len)
 	mine[0] = '\0';
 	if (!gitdir)
 		return;
-	read_co_notes(gitdir, &n);
+	kleft_self(self);
+	read_co_notes(gitdir, self, &n);
 	if (n.dead && !n.live)
 		mend_checkout(v, gitdir, &n);
-	kleft_self(self);
 	if (!self[0])
 		return;
 	snprintf(mine, len, "%s" CO_NOTE "%s", gitdir, self);
@@ -2422,13 +2428,23 @@ static void checkout_end(const char *mine)
 static void lock_hint(struct kvcs *v)
 {
 	const char *gitdir = git_repository_path(v->repo);
+	char self[KLEFT_NAME_MAX];
 	size_t n = strlen(v->err);
+	struct co_notes cn;
 
-	for (size_t i = 0; gitdir && i < sizeof(co_locks) / sizeof(co_locks[0]); i++) {
+	if (!gitdir)
+		return;
+	kleft_self(self);
+	read_co_notes(gitdir, self, &cn);
+	for (size_t i = 0; i < sizeof(co_locks) / sizeof(co_locks[0]); i++) {
 		char *path = xasprintf("%s%s", gitdir, co_locks[i]);
 		bool there = !access(path, F_OK);
 
-		if (there && n < sizeof(v->err))
+		if (there && cn.live && n < sizeof(v->err))
+			snprintf(v->err + n, sizeof(v->err) - n,
+				 " (%s is there: ktest (pid %ld) is checking out in %s now: wait for it to end, or give this run a BUILD_DIR of its own)",
+				 path, cn.live_pid, v->path);
+		else if (there && n < sizeof(v->err))
 			snprintf(v->err + n, sizeof(v->err) - n,
 				 " (%s is there: if no git command runs in %s, one was killed there; remove the file)",
 				 path, v->path);

@@ -1471,7 +1471,7 @@ static pid_t stopped_in_checkout(const char *dir, const char *big, int sig)
  */
 static void test_killed_checkout(void **state)
 {
-	char big[KB_ID_LEN], pid[32], *lock;
+	char big[KB_ID_LEN], pid[64], *lock;
 	struct kvcs *v;
 	char *dir = make_big(big);
 	pid_t child;
@@ -1512,8 +1512,10 @@ static void test_killed_checkout(void **state)
 	assert_int_equal(kvcs_checkout(v, "main", true), 0);
 	child = stopped_in_checkout(dir, big, SIGSTOP);
 	assert_int_equal(kvcs_checkout(v, big, true), -1);
+	snprintf(pid, sizeof(pid), "ktest (pid %ld) is checking out", (long)child);
 	assert_err_has(v, "index.lock is there");
-	assert_err_has(v, "remove the file");
+	assert_err_has(v, pid);
+	assert_err_has(v, "wait for it to end");
 	assert_int_equal(access(lock, F_OK), 0);
 	assert_int_equal(stopped_child, child);
 	kill_stopped_child(NULL);
@@ -1537,6 +1539,7 @@ static void test_killed_checkout(void **state)
 	put(dir, ".git/index.lock", "");
 	assert_int_equal(kvcs_checkout(v, big, true), -1);
 	assert_err_has(v, lock);
+	assert_err_has(v, "one was killed there; remove the file");
 	assert_int_equal(access(lock, F_OK), 0);
 	assert_int_equal(unlink(lock), 0);
 	assert_int_equal(kvcs_checkout(v, big, true), 0);
