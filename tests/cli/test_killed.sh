@@ -103,31 +103,43 @@ check "the note is dropped" \
 kill "$other"
 wait "$other" 2>/dev/null
 
-# 4. killed in a checkout of BUILD_DIR: c7 adds 4000 files, so the first
-# checkout (c7 to the middle) takes a while; ktest is SIGKILLed as soon
-# as index.lock appears (a busy loop of the shell's builtins), which
-# leaves the lock (and a half-written work tree); the next run removes
-# it, says so, and resumes; a miss (the checkout already over) tries
-# again, 5 times at most
+# 4. killed in a checkout of BUILD_DIR: c7 adds 12000 files, so a checkout
+# of c7 or later writes an index of 12000 entries, and holds index.lock
+# while it does (libgit2 takes it to write the index, at the checkout's
+# end); the build bisect of c6..c10 first checks out c8 or c9; ktest is
+# SIGKILLed as soon as index.lock appears (a busy loop of the shell's
+# builtins), which leaves the lock; the next run removes it, says so, and
+# resumes; a miss (the write over, or a later checkout's) tries again, 10
+# times at most
+g checkout -q -f "$c6"
 i=0
-while [ $i -lt 4000 ]; do
-	mkdir -p "$src/bulk/d$((i % 40))"
+while [ $i -lt 40 ]; do
+	mkdir -p "$src/bulk/d$i"
+	i=$((i + 1))
+done
+i=0
+while [ $i -lt 12000 ]; do
 	echo "$i" >"$src/bulk/d$((i % 40))/f$i.c"
 	i=$((i + 1))
 done
 g add bulk
-g commit -q -m "c7: 4000 files"
+g commit -q -m "c7: 12000 files"
 c7=$(g rev-parse HEAD)
-conf7() {
-	series_conf "$1" true true true "$c7" "MAKE_CMD = sh $T/slowmake.sh" |
-		sed 's/^BISECT_TYPE = boot$/BISECT_TYPE = build/'
+for n in 8 9 10; do
+	echo "$n" >"$src/version"
+	g commit -q -a -m "c$n: change $n"
+	eval "c$n=\$(g rev-parse HEAD)"
+done
+conf10() {
+	series_conf "$1" true true true "$c10" "MAKE_CMD = sh $T/slowmake.sh" |
+		sed "s/^BISECT_TYPE = boot\$/BISECT_TYPE = build/; s/^BISECT_GOOD = .*/BISECT_GOOD = $c6/"
 }
-conf7 st-co >co.conf
+conf10 st-co >co.conf
 lock=$src/.git/index.lock
 tries=0
-while [ $tries -lt 5 ]; do
-	rm -rf st-co
-	g checkout -q -f "$c7"
+while [ $tries -lt 10 ]; do
+	rm -rf st-co "$lock" "$src"/.git/ktest-checkout-*
+	g checkout -q -f "$c10"
 	"$KTEST" co.conf >out 2>err </dev/null &
 	kpid=$!
 	n=0
@@ -137,18 +149,19 @@ while [ $tries -lt 5 ]; do
 	kill -9 "$kpid" 2>/dev/null
 	wait "$kpid" 2>/dev/null
 	tries=$((tries + 1))
-	[ -e "$lock" ] && break
+	[ -e "$lock" ] && ! grep -q 'verdict=' st-co/journal && break
 done
-check "killed in its first checkout (try $tries), ktest leaves $lock" test -e "$lock"
+check "killed in its first checkout (try $tries), ktest leaves $lock" \
+	sh -c "[ -e '$lock' ] && ! grep -q 'verdict=' st-co/journal"
 run_ktest co.conf
 expect_rc 0 "the next run resumes and finishes"
 check "it removed the lock the killed checkout left, and said so" \
 	grep -q "^ktest: removed index.lock left in $src/.git/ by a checkout of ktest (pid $kpid) that did not finish (killed)$" out
 check "no lock or note of the checkout is left" \
 	sh -c "[ ! -e '$lock' ] && ! ls '$src/.git' | grep -q '^ktest-checkout-'"
-check "it names c7, as a run not killed does" \
-	test "$(culprit st-co)" = "$c7"
-check "the tree is back at c7, clean" \
-	sh -c "[ \"\$(git -C '$src' rev-parse HEAD)\" = '$c7' ] && [ -z \"\$(git -C '$src' status --porcelain)\" ]"
+check "it names c10, as a run not killed does" \
+	test "$(culprit st-co)" = "$c10"
+check "the tree is back at c10, clean" \
+	sh -c "[ \"\$(git -C '$src' rev-parse HEAD)\" = '$c10' ] && [ -z \"\$(git -C '$src' status --porcelain)\" ]"
 
 finish
