@@ -2294,8 +2294,8 @@ static int refuse_untracked(struct kvcs *v, git_commit *c, git_index *idx,
 /* ---- a checkout that did not finish ---- */
 
 /*
- * A checkout holds the index's lock (index.lock) while it writes the work
- * tree, then HEAD's. Killed then (SIGKILL, the OOM killer), ktest leaves
+ * A checkout writes the index under its lock (index.lock), then HEAD
+ * under HEAD.lock. Killed then (SIGKILL, the OOM killer), ktest leaves
  * them, and every later checkout there fails ("the index is locked"). So
  * each checkout is bracketed by an empty note in the git directory,
  * "ktest-checkout-PID-START-BOOTID" (leftover.h's name of the process).

@@ -1338,8 +1338,8 @@ static void test_untracked_in_way(void **state)
 
 /*
  * A repository whose main (checked out) has one file and whose "big"
- * commit has KILLED_FILES: a checkout of big writes long enough to be
- * stopped in the middle.
+ * commit has KILLED_FILES: a checkout of big writes an index of as many
+ * entries, under index.lock long enough for a signal to land in it.
  */
 static char *make_big(char big[KB_ID_LEN])
 {
