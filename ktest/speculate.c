@@ -35,14 +35,17 @@ static void key_of(struct kspec *sp, const char *id, struct kbc_key *k)
 	krun_build_key(sp->r, id, sp->build_type, k);
 }
 
-/* A work tree kept from a bisect of another BUILD_DIR: made again. */
+/* A work tree kept from a bisect of another BUILD_DIR, or half made: made again. */
 static void reclaim(struct kspec *sp)
 {
 	struct kvcs *v = krun_vcs(sp->r);
 	int ret = v ? kvcs_worktree_reclaim(v, sp->src) : 0;
 
-	if (ret > 0)
+	if (ret == 1)
 		krun_print(sp->r, "BISECT_SPECULATE: %s was a work tree of another repository (BUILD_DIR changed since): it is added again, and its first build is a whole one\n",
+			   sp->src);
+	else if (ret == 2)
+		krun_print(sp->r, "BISECT_SPECULATE: %s was left half made (ktest was killed while it added it): it is added again\n",
 			   sp->src);
 	else if (ret < 0)
 		krun_print(sp->r, "BISECT_SPECULATE: %s\n", kvcs_error(v));

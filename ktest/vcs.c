@@ -2414,7 +2414,8 @@ static void checkout_begin(struct kvcs *v, char *mine, size_t len)
 		close(fd);
 }
 
-static void checkout_end(const char *mine)
+/* A note of ours (checkout_begin's, adding_begin's) goes. */
+static void drop_note(const char *mine)
 {
 	if (mine[0])
 		unlink(mine);
@@ -2551,7 +2552,7 @@ int kvcs_checkout(struct kvcs *v, const char *id, bool force)
 	v->synced = true;
 	ret = 0;
 out:
-	checkout_end(mine);
+	drop_note(mine);
 	git_index_free(idx);
 	strvec_clear(&cf.paths);
 	sbuf_free(&b);
@@ -2604,7 +2605,7 @@ int kvcs_checkout_changed(struct kvcs *v, const char *id)
 	}
 	ret = 0;
 out:
-	checkout_end(mine);
+	drop_note(mine);
 	strvec_clear(&in_way);
 	strvec_clear(&paths);
 	git_tree_free(tree);
@@ -2696,7 +2697,7 @@ int kvcs_checkout_revert(struct kvcs *v, const char *onto, const char *revert,
 	}
 	ret = 0;
 out:
-	checkout_end(mine);
+	drop_note(mine);
 	free(what);
 	git_index_free(idx);
 	git_commit_free(r);
@@ -2818,6 +2819,78 @@ static int prune_stale(struct kvcs *v, const char *name)
 }
 
 /*
+ * An add that did not finish (ktest killed while it checked a whole tree
+ * out: 37 s on the kernel) leaves a work tree with files but no index:
+ * a later checkout there takes them for untracked files in its way, and
+ * the box fails. So an add is noted in the repository's git directory
+ * while it runs, "ktest-adding-PID-START-BOOTID" holding the work tree's
+ * path, and kvcs_worktree_reclaim() removes the tree of a dead note.
+ */
+#define ADD_NOTE "ktest-adding-"
+
+static void adding_begin(struct kvcs *v, const char *path, char *mine,
+			 size_t len)
+{
+	char self[KLEFT_NAME_MAX];
+	size_t n = strlen(path);
+	int fd;
+
+	mine[0] = '\0';
+	kleft_self(self);
+	if (!self[0])
+		return;
+	snprintf(mine, len, "%s" ADD_NOTE "%s",
+		 git_repository_commondir(v->repo), self);
+	fd = open(mine, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0 && write(fd, path, n) == (ssize_t)n) {
+		close(fd);
+		return;
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlink(mine);
+	}
+	mine[0] = '\0';	/* best effort: the add goes on without it */
+}
+
+/*
+ * Was the work tree at path being added by a process that is gone? The
+ * dead notes of path, and of paths that are gone, go.
+ */
+static bool half_added(struct kvcs *v, const char *path)
+{
+	DIR *d = opendir(git_repository_commondir(v->repo));
+	bool found = false;
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char buf[4096];
+		ssize_t n = -1;
+		int fd;
+
+		if (strncmp(e->d_name, ADD_NOTE, strlen(ADD_NOTE)) ||
+		    kleft_process_runs(e->d_name + strlen(ADD_NOTE)) != 0)
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			n = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+		}
+		if (n < 0)
+			continue;
+		buf[n] = '\0';
+		if (!strcmp(buf, path))
+			found = true;
+		else if (access(buf, F_OK) == 0)
+			continue;
+		unlinkat(dirfd(d), e->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
  * git_worktree_add() has no detached mode: it checks out a branch, its
  * own (named after the worktree, at HEAD) unless given one. So we hand it
  * our own branch at id, which gets the right files checked out in one
@@ -2834,6 +2907,7 @@ int kvcs_worktree_add(struct kvcs *v, const char *name, const char *path,
 	git_worktree *wt = NULL;
 	git_commit *c = NULL;
 	char *bname = NULL;
+	char mine[4096] = "";
 	int ret = -1;
 
 	if (!v || !path || !*path)
@@ -2855,6 +2929,7 @@ int kvcs_worktree_add(struct kvcs *v, const char *name, const char *path,
 	git_worktree_add_options_init(&wo, GIT_WORKTREE_ADD_OPTIONS_VERSION);
 	wo.ref = branch;
 	wo.checkout_options.checkout_strategy = GIT_CHECKOUT_FORCE;
+	adding_begin(v, path, mine, sizeof(mine));
 	if (git_worktree_add(&wt, v->repo, name, path, &wo) < 0) {
 		git_fail(v, "can't add worktree '%s' at %s", name, path);
 		/* it may have got halfway: records, directory, checkout */
@@ -2877,6 +2952,7 @@ int kvcs_worktree_add(struct kvcs *v, const char *name, const char *path,
 	}
 	ret = 0;
 out:
+	drop_note(mine);
 	/*
 	 * Not git_branch_delete(): our branch has no config section, and
 	 * dropping one runs libgit2 1.5's regex matcher, which leaks its
@@ -2899,8 +2975,11 @@ int kvcs_worktree_reclaim(struct kvcs *v, const char *path)
 	git_repository *w = NULL;
 	int ret = 0;
 
+	bool half;
+
 	if (!v || !path || !*path)
 		return bad_args(v, "kvcs_worktree_reclaim");
+	half = half_added(v, path);
 	git = xasprintf("%s/.git", path);
 	if (access(git, F_OK) != 0)
 		goto out;
@@ -2908,16 +2987,21 @@ int kvcs_worktree_reclaim(struct kvcs *v, const char *path)
 	if (git_repository_open(&w, path) == 0)
 		theirs = realpath(git_repository_commondir(w), NULL);
 	git_error_clear();
-	if (!mine || (theirs && !strcmp(mine, theirs)))
+	if (!mine || (theirs && !strcmp(mine, theirs) && !half))
 		goto out;
+	half = half && theirs && !strcmp(mine, theirs);
 	if (rm_tree(path)) {
-		set_err(v, "can't remove %s, a work tree of %s: %s", path,
-			theirs ? theirs : "a repository that is gone",
-			strerror(errno));
+		if (half)
+			set_err(v, "can't remove %s, a work tree left half made (ktest was killed while it added it): %s",
+				path, strerror(errno));
+		else
+			set_err(v, "can't remove %s, a work tree of %s: %s",
+				path, theirs ? theirs : "a repository that is gone",
+				strerror(errno));
 		ret = -1;
 		goto out;
 	}
-	ret = 1;
+	ret = half ? 2 : 1;
 out:
 	git_repository_free(w);
 	free(git);

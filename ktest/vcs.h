@@ -161,8 +161,11 @@ int kvcs_worktree_remove(struct kvcs *v, const char *name);
 /*
  * A work tree of ours at path (under STATE_DIR) that is not one of v's
  * repository's: of another repository (BUILD_DIR changed since it was
- * made), or one whose repository is gone. Removes it so that it can be
- * added again: 1 when it did, 0 when path is v's work tree or holds none,
+ * made), or one whose repository is gone; or one of v's left half made,
+ * its kvcs_worktree_add() killed before it ended (each add is noted in
+ * the git directory while it runs: "ktest-adding-PID-START-BOOTID").
+ * Removes it so that it can be added again: 1 (another repository's) or
+ * 2 (half made) when it did, 0 when path is v's work tree or holds none,
  * -1 (kvcs_error) when it cannot remove it.
  */
 int kvcs_worktree_reclaim(struct kvcs *v, const char *path);

@@ -1551,6 +1551,125 @@ static void test_killed_checkout(void **state)
 	free(dir);
 }
 
+/*
+ * A child adds a work tree of big at path and is SIGKILLed once the
+ * checkout has written some of it (path/d00 there). Returns 0 when the
+ * add ended first (then the caller tries again).
+ */
+static pid_t killed_in_add(const char *dir, const char *path, const char *big)
+{
+	char *probe = xasprintf("%s/d00", path), *git = xasprintf("%s/.git", path);
+	struct timespec tick = { 0, 20000 };
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char err[512];
+		struct kvcs *v = kvcs_open(dir, err, sizeof(err));
+
+		_exit(v && kvcs_worktree_add(v, "wt", path, big) == 0 ? 0 : 1);
+	}
+	for (int i = 0; i < 1000000 && access(probe, F_OK); i++)
+		nanosleep(&tick, NULL);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	free(probe);
+	if (WIFEXITED(st)) {
+		free(git);
+		return 0;
+	}
+	assert_int_equal(access(git, F_OK), 0);
+	free(git);
+	return pid;
+}
+
+/*
+ * ktest killed while it added a work tree (a box's first one: 37 s on
+ * the kernel) leaves a half-made one: files, no index, so a checkout
+ * there would take them for untracked files in its way.
+ * kvcs_worktree_reclaim() removes it (returns 2), and it is added again,
+ * whole; a whole one, and one being added by a process that runs, stay.
+ */
+static void test_killed_worktree_add(void **state)
+{
+	char big[KB_ID_LEN];
+	char *dir = make_big(big), *path = xasprintf("%s-wt", dir);
+	struct kvcs *v = open_ok(dir), *w;
+	pid_t child = 0;
+
+	assert_int_equal(kvcs_checkout(v, "main", true), 0);
+	for (int i = 0; i < 10 && !child; i++) {
+		child = killed_in_add(dir, path, big);
+		if (!child)
+			assert_int_equal(kvcs_worktree_remove(v, "wt"), 0);
+	}
+	assert_true(child > 0);
+	assert_true(exists(path, "d00"));
+	assert_int_equal(kvcs_worktree_reclaim(v, path), 2);
+	assert_false(exists(path, ""));
+	assert_int_equal(kvcs_worktree_add(v, "wt", path, big), 0);
+	assert_git_clean_at(path, big);
+	/* whole now: it stays, and no note is left */
+	assert_int_equal(kvcs_worktree_reclaim(v, path), 0);
+	assert_true(exists(path, "d07/f3927.c"));
+	w = open_ok(path);
+	assert_int_equal(kvcs_checkout_again(w, "main"), 0);
+	assert_false(exists(path, "d00"));
+	assert_int_equal(kvcs_checkout_again(w, big), 0);
+	assert_git_clean_at(path, big);
+	kvcs_close(w);
+	{
+		char *gitdir = xasprintf("%s/.git", dir);
+		DIR *d = opendir(gitdir);
+		struct dirent *e;
+
+		assert_non_null(d);
+		while ((e = readdir(d)))
+			assert_true(strncmp(e->d_name, "ktest-adding-", 13));
+		closedir(d);
+		free(gitdir);
+	}
+	assert_int_equal(kvcs_worktree_remove(v, "wt"), 0);
+
+	/* stopped in its add (it runs): its tree is left alone */
+	for (int i = 0; i < 10; i++) {
+		char *probe = xasprintf("%s/d00", path);
+		struct timespec tick = { 0, 20000 };
+		int st;
+
+		child = fork();
+		assert_true(child >= 0);
+		if (child == 0) {
+			char err[512];
+			struct kvcs *c = kvcs_open(dir, err, sizeof(err));
+
+			_exit(c && kvcs_worktree_add(c, "wt", path, big) == 0 ? 0 : 1);
+		}
+		for (int j = 0; j < 1000000 && access(probe, F_OK); j++)
+			nanosleep(&tick, NULL);
+		free(probe);
+		kill(child, SIGSTOP);
+		assert_int_equal(waitpid(child, &st, WUNTRACED), child);
+		if (WIFSTOPPED(st)) {
+			stopped_child = child;
+			break;
+		}
+		assert_int_equal(kvcs_worktree_remove(v, "wt"), 0);
+	}
+	assert_int_equal(stopped_child, child);
+	assert_int_equal(kvcs_worktree_reclaim(v, path), 0);
+	assert_true(exists(path, "d00"));
+	kill_stopped_child(NULL);
+	assert_int_equal(kvcs_worktree_reclaim(v, path), 2);
+
+	kvcs_close(v);
+	rm_rf(path);
+	rm_rf(dir);
+	free(path);
+	free(dir);
+}
+
 static bool has_branch(git_repository *r, const char *name)
 {
 	git_reference *ref;
@@ -2643,6 +2762,8 @@ int main(void)
 		cmocka_unit_test(test_worktrees),
 		cmocka_unit_test(test_worktree_name),
 		cmocka_unit_test(test_worktree_reclaim),
+		cmocka_unit_test_teardown(test_killed_worktree_add,
+					  kill_stopped_child),
 		cmocka_unit_test_teardown(test_killed_checkout,
 					  kill_stopped_child),
 		cmocka_unit_test(test_bisect_fixed),
