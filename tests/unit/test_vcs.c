@@ -1552,13 +1552,15 @@ static void test_killed_checkout(void **state)
 }
 
 /*
- * A child adds a work tree of big at path and is SIGKILLed once the
- * checkout has written some of it (path/d00 there). Returns 0 when the
- * add ended first (then the caller tries again).
+ * A child adds a work tree of big at path; sig (SIGKILL or SIGSTOP)
+ * reaches it once the checkout has written some of it (path/d00 there).
+ * Returns its pid (reaped when killed), or 0 when the add ended first
+ * (then the caller tries again).
  */
-static pid_t killed_in_add(const char *dir, const char *path, const char *big)
+static pid_t signalled_in_add(const char *dir, const char *path,
+			      const char *big, int sig)
 {
-	char *probe = xasprintf("%s/d00", path), *git = xasprintf("%s/.git", path);
+	char *probe = xasprintf("%s/d00", path);
 	struct timespec tick = { 0, 20000 };
 	pid_t pid = fork();
 	int st;
@@ -1572,15 +1574,14 @@ static pid_t killed_in_add(const char *dir, const char *path, const char *big)
 	}
 	for (int i = 0; i < 1000000 && access(probe, F_OK); i++)
 		nanosleep(&tick, NULL);
-	kill(pid, SIGKILL);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
 	free(probe);
-	if (WIFEXITED(st)) {
-		free(git);
+	kill(pid, sig);
+	assert_int_equal(waitpid(pid, &st, sig == SIGSTOP ? WUNTRACED : 0), pid);
+	if (sig == SIGSTOP && WIFSTOPPED(st))
+		stopped_child = pid;
+	else if (WIFEXITED(st))
 		return 0;
-	}
-	assert_int_equal(access(git, F_OK), 0);
-	free(git);
+	assert_true(exists(path, ".git"));
 	return pid;
 }
 
@@ -1600,7 +1601,7 @@ static void test_killed_worktree_add(void **state)
 
 	assert_int_equal(kvcs_checkout(v, "main", true), 0);
 	for (int i = 0; i < 10 && !child; i++) {
-		child = killed_in_add(dir, path, big);
+		child = signalled_in_add(dir, path, big, SIGKILL);
 		if (!child)
 			assert_int_equal(kvcs_worktree_remove(v, "wt"), 0);
 	}
@@ -1633,29 +1634,11 @@ static void test_killed_worktree_add(void **state)
 	assert_int_equal(kvcs_worktree_remove(v, "wt"), 0);
 
 	/* stopped in its add (it runs): its tree is left alone */
-	for (int i = 0; i < 10; i++) {
-		char *probe = xasprintf("%s/d00", path);
-		struct timespec tick = { 0, 20000 };
-		int st;
-
-		child = fork();
-		assert_true(child >= 0);
-		if (child == 0) {
-			char err[512];
-			struct kvcs *c = kvcs_open(dir, err, sizeof(err));
-
-			_exit(c && kvcs_worktree_add(c, "wt", path, big) == 0 ? 0 : 1);
-		}
-		for (int j = 0; j < 1000000 && access(probe, F_OK); j++)
-			nanosleep(&tick, NULL);
-		free(probe);
-		kill(child, SIGSTOP);
-		assert_int_equal(waitpid(child, &st, WUNTRACED), child);
-		if (WIFSTOPPED(st)) {
-			stopped_child = child;
-			break;
-		}
-		assert_int_equal(kvcs_worktree_remove(v, "wt"), 0);
+	child = 0;
+	for (int i = 0; i < 10 && !child; i++) {
+		child = signalled_in_add(dir, path, big, SIGSTOP);
+		if (!child)
+			assert_int_equal(kvcs_worktree_remove(v, "wt"), 0);
 	}
 	assert_int_equal(stopped_child, child);
 	assert_int_equal(kvcs_worktree_reclaim(v, path), 0);
