@@ -2854,12 +2854,15 @@ static void adding_begin(struct kvcs *v, const char *path, char *mine,
 }
 
 /*
- * Was the work tree at path being added by a process that is gone? The
- * dead notes of path, and of paths that are gone, go.
+ * Was the work tree at path being added by a process that is gone? Its
+ * note's path in note (for the caller to drop once the tree is gone);
+ * the dead notes of paths that are gone go.
  */
-static bool half_added(struct kvcs *v, const char *path)
+static bool half_added(struct kvcs *v, const char *path, char *note,
+		       size_t len)
 {
-	DIR *d = opendir(git_repository_commondir(v->repo));
+	const char *gitdir = git_repository_commondir(v->repo);
+	DIR *d = opendir(gitdir);
 	bool found = false;
 	struct dirent *e;
 
@@ -2879,11 +2882,12 @@ static bool half_added(struct kvcs *v, const char *path)
 		if (n < 0)
 			continue;
 		buf[n] = '\0';
-		if (!strcmp(buf, path))
+		if (!strcmp(buf, path)) {
+			snprintf(note, len, "%s%s", gitdir, e->d_name);
 			found = true;
-		else if (access(buf, F_OK) == 0)
-			continue;
-		unlinkat(dirfd(d), e->d_name, 0);
+		} else if (access(buf, F_OK) != 0) {
+			unlinkat(dirfd(d), e->d_name, 0);
+		}
 	}
 	if (d)
 		closedir(d);
@@ -2971,15 +2975,14 @@ out:
 
 int kvcs_worktree_reclaim(struct kvcs *v, const char *path)
 {
-	char *git, *mine = NULL, *theirs = NULL;
+	char *git, *mine = NULL, *theirs = NULL, note[4096] = "";
 	git_repository *w = NULL;
 	int ret = 0;
-
 	bool half;
 
 	if (!v || !path || !*path)
 		return bad_args(v, "kvcs_worktree_reclaim");
-	half = half_added(v, path);
+	half = half_added(v, path, note, sizeof(note));
 	git = xasprintf("%s/.git", path);
 	if (access(git, F_OK) != 0)
 		goto out;
@@ -3003,6 +3006,9 @@ int kvcs_worktree_reclaim(struct kvcs *v, const char *path)
 	}
 	ret = half ? 2 : 1;
 out:
+	/* a dead add's note goes with its tree (it stays if that stays) */
+	if (note[0] && access(git, F_OK) != 0)
+		unlink(note);
 	git_repository_free(w);
 	free(git);
 	free(mine);
