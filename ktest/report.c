@@ -48,11 +48,29 @@ char *kresults_now(void)
 	return xstrdup(buf);
 }
 
+/*
+ * Two runs started in the same second (a build test takes less) must not
+ * share a KCIDB id: the second, the pid and the microseconds.
+ */
+static char *run_part(void)
+{
+	struct timespec ts;
+	char buf[32];
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ", &tm);
+	return xasprintf("%s-%ld-%06ld", buf, (long)getpid(),
+			 ts.tv_nsec / 1000);
+}
+
 void kresults_init(struct kresults *r, const char *config)
 {
 	memset(r, 0, sizeof(*r));
 	r->config = xstrdup(config ? config : "");
 	r->started = kresults_now();
+	r->run = run_part();
 }
 
 static void step_free(struct kstep_report *s)
@@ -93,6 +111,7 @@ void kresults_free(struct kresults *r)
 	free(r->config);
 	free(r->origin);
 	free(r->started);
+	free(r->run);
 	free(r->finished);
 	memset(r, 0, sizeof(*r));
 }
@@ -352,7 +371,7 @@ static bool is_sha1(const char *s)
 struct kcidb_ctx {
 	struct sbuf *b;
 	const char *origin;
-	char run[32];		/* the run's start, digits and T/Z only */
+	const char *run;	/* kresults' run */
 	bool first;
 };
 
@@ -534,14 +553,10 @@ static void kcidb_test(struct kcidb_ctx *k, const struct ktest_report *t,
 
 static void kcidb_json(struct sbuf *b, const struct kresults *r)
 {
-	struct kcidb_ctx k = { .b = b, .first = true };
+	struct kcidb_ctx k = { .b = b, .first = true, .run = r->run };
 	struct strmap seen;
-	size_t n = 0;
 
 	k.origin = kcidb_origin_ok(r->origin) ? r->origin : "ktest";
-	for (const char *p = r->started; p && *p && n < sizeof(k.run) - 1; p++)
-		if ((*p >= '0' && *p <= '9') || *p == 'T' || *p == 'Z')
-			k.run[n++] = *p;
 	strmap_init(&seen);
 	sbuf_adds(b, "{\n    \"version\": {\"major\": 4, \"minor\": 3},\n"
 		  "    \"checkouts\": [");

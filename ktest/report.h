@@ -65,6 +65,8 @@ struct kresults {
 	char *config;
 	char *origin;			/* KCIDB origin (KCIDB_ORIGIN), NULL: ktest */
 	char *started, *finished;	/* ISO 8601 UTC */
+	/* KCIDB ids' run part: the start, the pid and its microseconds */
+	char *run;
 	struct ktest_report *tests;
 	size_t ntests;
 };

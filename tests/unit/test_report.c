@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "conf/strmap.h"
@@ -207,6 +208,43 @@ static void test_empty_and_unwritable(void **state)
 	free(path);
 }
 
+/*
+ * Two runs started in the same second (two quick build tests) never share
+ * a KCIDB id: each run's part holds its start, its pid and microseconds.
+ */
+static void test_run_ids_unique(void **state)
+{
+	char other[128] = "", pid[32];
+	struct kresults r;
+	int fd[2], st;
+	pid_t child;
+	ssize_t n;
+
+	assert_int_equal(pipe(fd), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		kresults_init(&r, NULL);
+		n = write(fd[1], r.run, strlen(r.run));
+		_exit(n == (ssize_t)strlen(r.run) ? 0 : 1);
+	}
+	kresults_init(&r, NULL);
+	close(fd[1]);
+	n = read(fd[0], other, sizeof(other) - 1);
+	close(fd[0]);
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_true(n > 0);
+	assert_string_not_equal(r.run, other);
+	snprintf(pid, sizeof(pid), "Z-%ld-", (long)getpid());
+	assert_non_null(strstr(r.run, pid));
+	snprintf(pid, sizeof(pid), "Z-%ld-", (long)child);
+	assert_non_null(strstr(other, pid));
+	/* the start's second, as started says it */
+	assert_true(strlen(r.run) > 16 && r.run[8] == 'T');
+	assert_memory_equal(r.run, r.started, 4);
+	kresults_free(&r);
+}
+
 static void test_verdict_names(void **state)
 {
 	for (int v = KV_NONE; v <= KV_INFRA; v++)
@@ -224,6 +262,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_empty_and_unwritable, setup,
 						teardown),
 		cmocka_unit_test(test_verdict_names),
+		cmocka_unit_test(test_run_ids_unique),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
