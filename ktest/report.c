@@ -37,10 +37,9 @@ enum kverdict kverdict_parse(const char *s)
 	return KV_NONE;
 }
 
-char *kresults_now(void)
+static char *started_at(time_t t)
 {
 	char buf[64];
-	time_t t = time(NULL);
 	struct tm tm;
 
 	gmtime_r(&t, &tm);
@@ -48,29 +47,30 @@ char *kresults_now(void)
 	return xstrdup(buf);
 }
 
-/*
- * Two runs started in the same second (a build test takes less) must not
- * share a KCIDB id: the second, the pid and the microseconds.
- */
-static char *run_part(void)
+char *kresults_now(void)
 {
-	struct timespec ts;
-	char buf[32];
-	struct tm tm;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ", &tm);
-	return xasprintf("%s-%ld-%06ld", buf, (long)getpid(),
-			 ts.tv_nsec / 1000);
+	return started_at(time(NULL));
 }
 
+/*
+ * The start, and the run part of its KCIDB ids: two runs started in the
+ * same second (a build test takes less) must not share one, so it holds
+ * the pid and the microseconds too.
+ */
 void kresults_init(struct kresults *r, const char *config)
 {
+	struct timespec ts;
+	char second[32];
+	struct tm tm;
+
 	memset(r, 0, sizeof(*r));
 	r->config = xstrdup(config ? config : "");
-	r->started = kresults_now();
-	r->run = run_part();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r->started = started_at(ts.tv_sec);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(second, sizeof(second), "%Y%m%dT%H%M%SZ", &tm);
+	r->run = xasprintf("%s-%ld-%06ld", second, (long)getpid(),
+			   ts.tv_nsec / 1000);
 }
 
 static void step_free(struct kstep_report *s)

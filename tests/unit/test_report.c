@@ -242,6 +242,8 @@ static void test_run_ids_unique(void **state)
 	/* the start's second, as started says it */
 	assert_true(strlen(r.run) > 16 && r.run[8] == 'T');
 	assert_memory_equal(r.run, r.started, 4);
+	assert_memory_equal(r.run + 4, r.started + 5, 2);
+	assert_memory_equal(r.run + 9, r.started + 11, 2);
 	kresults_free(&r);
 }
 
