@@ -172,10 +172,10 @@ static int prepare(struct kpool *p, size_t k, const char *bd, const char *id)
 		goto out;
 	}
 	ret = kvcs_worktree_reclaim(v, bd);
-	if (ret == 1)
+	if (ret == KVCS_RECLAIMED_OTHER)
 		krun_print(r, "Box %s: %s was a work tree of another repository (BUILD_DIR changed since): it is added again\n",
 			   p->names[k], bd);
-	else if (ret == 2)
+	else if (ret == KVCS_RECLAIMED_HALF)
 		krun_print(r, "Box %s: %s was left half made (ktest was killed while it added it): it is added again\n",
 			   p->names[k], bd);
 	if (ret < 0) {

@@ -41,10 +41,10 @@ static void reclaim(struct kspec *sp)
 	struct kvcs *v = krun_vcs(sp->r);
 	int ret = v ? kvcs_worktree_reclaim(v, sp->src) : 0;
 
-	if (ret == 1)
+	if (ret == KVCS_RECLAIMED_OTHER)
 		krun_print(sp->r, "BISECT_SPECULATE: %s was a work tree of another repository (BUILD_DIR changed since): it is added again, and its first build is a whole one\n",
 			   sp->src);
-	else if (ret == 2)
+	else if (ret == KVCS_RECLAIMED_HALF)
 		krun_print(sp->r, "BISECT_SPECULATE: %s was left half made (ktest was killed while it added it): it is added again\n",
 			   sp->src);
 	else if (ret < 0)

@@ -3004,7 +3004,7 @@ int kvcs_worktree_reclaim(struct kvcs *v, const char *path)
 		ret = -1;
 		goto out;
 	}
-	ret = half ? 2 : 1;
+	ret = half ? KVCS_RECLAIMED_HALF : KVCS_RECLAIMED_OTHER;
 out:
 	/* a dead add's note goes with its tree (it stays if that stays) */
 	if (note[0] && access(git, F_OK) != 0)

@@ -164,10 +164,11 @@ int kvcs_worktree_remove(struct kvcs *v, const char *name);
  * made), or one whose repository is gone; or one of v's left half made,
  * its kvcs_worktree_add() killed before it ended (each add is noted in
  * the git directory while it runs: "ktest-adding-PID-START-BOOTID").
- * Removes it so that it can be added again: 1 (another repository's) or
- * 2 (half made) when it did, 0 when path is v's work tree or holds none,
- * -1 (kvcs_error) when it cannot remove it.
+ * Removes it so that it can be added again: KVCS_RECLAIMED_OTHER or
+ * KVCS_RECLAIMED_HALF when it did, 0 when path is v's work tree or holds
+ * none, -1 (kvcs_error) when it cannot remove it.
  */
+enum { KVCS_RECLAIMED_OTHER = 1, KVCS_RECLAIMED_HALF = 2 };
 int kvcs_worktree_reclaim(struct kvcs *v, const char *path);
 
 /*

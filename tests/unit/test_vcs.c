@@ -1330,9 +1330,7 @@ static void test_untracked_in_way(void **state)
 	free_small(&s);
 }
 
-/* ---- worktrees ---- */
-
-/* ---- a checkout killed before it ended ---- */
+/* ---- killed in a checkout, or in a work tree's add ---- */
 
 #define KILLED_FILES 4000
 
@@ -1405,7 +1403,7 @@ static int checkout_notes(const char *dir)
  * when its checkout ended before the signal (then again, at most 5
  * times: it only takes a few milliseconds in the signal's way).
  */
-static pid_t stopped_in_checkout(const char *dir, const char *big, int sig)
+static pid_t signalled_in_checkout(const char *dir, const char *big, int sig)
 {
 	char *gitdir = xasprintf("%s/.git", dir), *lock = xasprintf("%s/index.lock", gitdir);
 
@@ -1483,7 +1481,7 @@ static void test_killed_checkout(void **state)
 	assert_int_equal(checkout_notes(dir), 0);	/* gone after it */
 
 	/* killed: its lock and its note stay; the next checkout mends */
-	child = stopped_in_checkout(dir, big, SIGKILL);
+	child = signalled_in_checkout(dir, big, SIGKILL);
 	assert_int_equal(checkout_notes(dir), 1);
 	assert_int_equal(kvcs_checkout(v, big, true), 0);
 	assert_non_null(kvcs_note(v));
@@ -1495,7 +1493,7 @@ static void test_killed_checkout(void **state)
 
 	/* what it says: the lock, and the killed process */
 	assert_int_equal(kvcs_checkout(v, "main", true), 0);
-	child = stopped_in_checkout(dir, big, SIGKILL);
+	child = signalled_in_checkout(dir, big, SIGKILL);
 	snprintf(pid, sizeof(pid), "(pid %ld)", (long)child);
 	assert_int_equal(kvcs_checkout_again(v, big), 0);
 	{
@@ -1510,7 +1508,7 @@ static void test_killed_checkout(void **state)
 
 	/* stopped, not killed: its lock is its own; the error names it */
 	assert_int_equal(kvcs_checkout(v, "main", true), 0);
-	child = stopped_in_checkout(dir, big, SIGSTOP);
+	child = signalled_in_checkout(dir, big, SIGSTOP);
 	assert_int_equal(kvcs_checkout(v, big, true), -1);
 	snprintf(pid, sizeof(pid), "ktest (pid %ld) is checking out", (long)child);
 	assert_err_has(v, "index.lock is there");
@@ -1525,7 +1523,7 @@ static void test_killed_checkout(void **state)
 
 	/* a lock older than the killed checkout's note is not its */
 	assert_int_equal(kvcs_checkout(v, "main", true), 0);
-	stopped_in_checkout(dir, big, SIGKILL);
+	signalled_in_checkout(dir, big, SIGKILL);
 	age(dir, ".git/index.lock");
 	assert_int_equal(kvcs_checkout(v, big, true), -1);
 	assert_err_has(v, "index.lock is there");
@@ -1607,7 +1605,7 @@ static void test_killed_worktree_add(void **state)
 	}
 	assert_true(child > 0);
 	assert_true(exists(path, "d00"));
-	assert_int_equal(kvcs_worktree_reclaim(v, path), 2);
+	assert_int_equal(kvcs_worktree_reclaim(v, path), KVCS_RECLAIMED_HALF);
 	assert_false(exists(path, ""));
 	assert_int_equal(kvcs_worktree_add(v, "wt", path, big), 0);
 	assert_git_clean_at(path, big);
@@ -1644,7 +1642,7 @@ static void test_killed_worktree_add(void **state)
 	assert_int_equal(kvcs_worktree_reclaim(v, path), 0);
 	assert_true(exists(path, "d00"));
 	kill_stopped_child(NULL);
-	assert_int_equal(kvcs_worktree_reclaim(v, path), 2);
+	assert_int_equal(kvcs_worktree_reclaim(v, path), KVCS_RECLAIMED_HALF);
 
 	kvcs_close(v);
 	rm_rf(path);
@@ -1652,6 +1650,8 @@ static void test_killed_worktree_add(void **state)
 	free(path);
 	free(dir);
 }
+
+/* ---- worktrees ---- */
 
 static bool has_branch(git_repository *r, const char *name)
 {
