@@ -13,12 +13,15 @@
 #     is dropped, that process left alone
 #  4. the first run, killed with SIGKILL in a checkout of BUILD_DIR, leaves
 #     index.lock; the next run removes it, says so, resumes and finishes
+#  5. a run on 2 boxes, killed with SIGKILL while it adds box b's work
+#     tree, leaves it half made; the next run removes it, says so, adds it
+#     again, resumes and finishes
 . "$(dirname "$0")/../lib.sh"
 
 cd "$KTEST_TMP" || exit 1
 T=$KTEST_TMP
 src=$T/src
-rm -rf "$src" st-* build-out tmp ./*.conf slow make.pid out* err*
+rm -rf "$src" st-* build-out tmp ./*.conf slow make.pid out* err* hold
 . "$KTEST_SRC/tests/cli/series.inc"
 make_series "$src" 6
 
@@ -163,5 +166,65 @@ check "it names c10, as a run not killed does" \
 	test "$(culprit st-co)" = "$c10"
 check "the tree is back at c10, clean" \
 	sh -c "[ \"\$(git -C '$src' rev-parse HEAD)\" = '$c10' ] && [ -z \"\$(git -C '$src' status --porcelain)\" ]"
+
+# 5. killed while it adds a box's work tree: the same bisect on boxes a and
+# b, whose makes (wtmake.sh) hold box a while $T/hold is there, until box
+# b's first make takes it away: box a gives no verdict before box b builds.
+# ktest adds box b's work tree at c7 or later (12000 files: a moment), and
+# is SIGKILLed once the checkout has written files there (bulk/), before
+# the add ends (its note, .git/ktest-adding-*, still there); a miss tries
+# again, 10 times at most. The next run removes the half made tree and
+# adds it again: without that, its checkout took the files for untracked
+# ones in its way and box b failed on every run
+cat >wtmake.sh <<EOF
+#!/bin/sh
+case "\$*" in
+*O=$T/st-wt/box-b/out*)
+	rm -f $T/hold ;;
+*)
+	i=0
+	while [ -e $T/hold ] && [ \$i -lt 600 ]; do
+		sleep 0.1
+		i=\$((i + 1))
+	done ;;
+esac
+exec make "\$@"
+EOF
+conf10 st-wt | sed "/^TEST_START\$/i BOXES = a b
+s|^MAKE_CMD = .*|MAKE_CMD = sh $T/wtmake.sh|" >wt.conf
+bt=$T/st-wt/box-b/src
+adding() { set -- "$src"/.git/ktest-adding-*; [ -e "$1" ]; }
+tries=0
+while [ $tries -lt 10 ]; do
+	rm -rf st-wt "$lock" "$src"/.git/ktest-*
+	g worktree prune
+	g checkout -q -f "$c10"
+	touch hold
+	"$KTEST" wt.conf >out 2>err </dev/null &
+	kpid=$!
+	n=0
+	until [ -d "$bt/bulk" ] || [ $n -ge 2000000 ] || ! kill -0 "$kpid" 2>/dev/null; do
+		n=$((n + 1))
+	done
+	kill -9 "$kpid" 2>/dev/null
+	wait "$kpid" 2>/dev/null
+	tries=$((tries + 1))
+	adding && break
+done
+check "killed in box b's add (try $tries), ktest leaves it half made" \
+	sh -c "[ -d '$bt/bulk' ] && ls '$src/.git' | grep -q '^ktest-adding-'"
+touch hold
+run_ktest wt.conf
+expect_rc 0 "the next run resumes and finishes"
+check "it removed box b's half made work tree, and said so" \
+	grep -q "Box b: $bt was left half made (ktest was killed while it added it): it is added again$" out
+check "box b built there (its add went through)" \
+	grep -q "^\[box b\] sh $T/wtmake.sh O=$T/st-wt/box-b/out " st-wt.log
+check "no note of the add is left" \
+	sh -c "! ls '$src/.git' | grep -q '^ktest-adding-'"
+check "box b's work tree is clean" \
+	sh -c "[ -z \"\$(git -C '$bt' status --porcelain)\" ]"
+check "it names c10, as a run not killed does" \
+	test "$(culprit st-wt)" = "$c10"
 
 finish
