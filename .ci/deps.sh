@@ -3,6 +3,7 @@
 #
 # Installs the Debian 12 packages that ktest's build and tests need, when
 # they are missing (a no-op when everything is there). Run as root.
+# diffstat is ktest.pl's: its patchcheck runs it (make bench).
 set -eu
 
 PKGS="
@@ -13,6 +14,7 @@ linux-source-6.1 flex bison bc libelf-dev ccache jq
 qemu-system-x86 busybox-static
 libcurl4-openssl-dev pdudaemon ipmitool openipmi ser2net conmux iproute2 distcc
 debhelper dpkg-dev fakeroot python3-jsonschema bash-completion man-db groff-base
+diffstat
 "
 
 missing=""

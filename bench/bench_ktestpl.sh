@@ -25,9 +25,10 @@
 #
 # Environment:
 #   BENCH_KTESTPL=0   skip this benchmark
-#   BENCH_QUICK=1     only the bisect, only ktest and ktest.pl tuned
+#   BENCH_QUICK=1     only the bisect, only ktest, pipelined and ktest.pl tuned
 #   BENCH_TESTS, BENCH_TOOLS   or choose: "bisect patchcheck flaky",
-#                     "ours pipelined boxes2 tuned defaults" (pipelined: ours
+#                     "ours pipelined boxes2 tuned defaults" (all by default;
+#                     pipelined: ours
 #                     with BISECT_SPECULATE = 1 in the bisect,
 #                     PATCHCHECK_PIPELINE = 1 in the patchcheck; boxes2:
 #                     ours with BOXES = 1 2, two qemu boxes; flaky: ours,
@@ -39,7 +40,10 @@
 # Takes the e2e lab lock ($LAB/e2e/run.lock) and leaves the series tree as
 # series.sh leaves it (at s32, clean). boxes2 keeps box 2's work tree and
 # output directory in $LAB/bench-boxes2 (its state directory) from run to
-# run, warmed up as OUTPUT_DIR is (the first time, a whole build, untimed).
+# run, warmed up as OUTPUT_DIR is (the first time, a whole build, untimed);
+# so does the pipelined patchcheck its box's work tree, in
+# $LAB/bench-pipeline. The work trees a run would add are added before it,
+# untimed (a checkout of the whole kernel: about 40 s).
 # Rows of numbers are split into fields with set -- on purpose:
 # shellcheck disable=SC2046,SC2086
 set -eu
@@ -171,12 +175,26 @@ state_of() {
 	fi
 }
 
+# add_tree ST BOX: box BOX's work tree under state directory ST, added
+# (untimed) when there is none, as ktest would add it in the timed run
+add_tree() {
+	[ -e "$1/box-$2/src/.git" ] && return 0
+	echo "bench_ktestpl: adding box $2's work tree in $1 (untimed)" >&2
+	rm -rf "$1/box-$2/src"
+	mkdir -p "$1/box-$2"
+	git -C "$SERIES_TREE" worktree prune
+	git -C "$SERIES_TREE" worktree add -q -f --detach "$1/box-$2/src" "$S32" ||
+		echo "bench_ktestpl: cannot add $1/box-$2/src: ktest adds it in the run" >&2
+}
+
 # box 2 of boxes2 as warm as OUTPUT_DIR: its work tree at s32, built
-# there; nothing else of the last run's state (journal, build cache)
+# there; nothing else of the last run's state (journal, build cache). In
+# the patchcheck, box 1 boots in a work tree of its own too
 warm_box2() {
 	st=$LAB/bench-boxes2
 	rm -rf "$st/journal" "$st/journal".* "$st/build-cache" "$st/report.json"
-	[ -e "$st/box-2/src/.git" ] || return 0	# ktest adds it (a whole build)
+	[ "$1" = patchcheck ] && add_tree "$st" 1
+	add_tree "$st" 2
 	git -C "$st/box-2/src" checkout -q -f --detach "$S32" 2>/dev/null || return 0
 	warm_up "$st/box-2/src" "$st/box-2/out" "box 2's "
 }
@@ -271,11 +289,13 @@ run_one() {
 	mkdir -p "$d/tmp"
 	sh "$top/tests/lab/series.sh" tree >/dev/null
 	warm_up "$SERIES_TREE" "$outdir"
-	[ "$tool" = boxes2 ] && warm_box2
+	[ "$tool" = boxes2 ] && warm_box2 "$t"
 	# nothing of the last pipelined patchcheck but its box's work tree
-	[ "$tool" = pipelined ] && [ "$t" = patchcheck ] &&
+	if [ "$tool" = pipelined ] && [ "$t" = patchcheck ]; then
 		rm -rf "$LAB/bench-pipeline/journal" "$LAB/bench-pipeline/journal".* \
 			"$LAB/bench-pipeline/build-cache" "$LAB/bench-pipeline/report.json"
+		add_tree "$LAB/bench-pipeline" 1
+	fi
 	mkdir -p "$d/box"
 	if is_ours "$tool"; then
 		conf_ours "$d" "$t" "$tool" >"$d/run.conf"
@@ -355,13 +375,20 @@ run_one() {
 } >"$raw"
 
 tests="bisect patchcheck flaky"
-tools="ours pipelined tuned defaults"
+tools="ours pipelined boxes2 tuned defaults"
 if [ "$quick" = 1 ]; then
 	tests=bisect
 	tools="ours pipelined tuned"
 fi
 tests=${BENCH_TESTS:-$tests}
 tools=${BENCH_TOOLS:-$tools}
+# ktest.pl's patchcheck runs diffstat (and dies without it)
+case " $tests " in *" patchcheck "*)
+	case " $tools " in *" tuned "* | *" defaults "*)
+		command -v diffstat >/dev/null ||
+			skip "no diffstat, which ktest.pl's patchcheck runs (apt-get install diffstat, or make deps)" ;;
+	esac ;;
+esac
 for t in $tests; do
 	for tool in $tools; do
 		# BISECT_SPECULATE and PATCHCHECK_PIPELINE: the bisect's and
@@ -456,10 +483,19 @@ for t in $tests; do
 	[ -n "$o" ] || continue
 	set -- $o
 	ow=$3 ob=$4 om=$5 obt=$6 obs=$7 ot=$8 oo=$9
+	if [ "${10}" != 0 ]; then
+		echo "ktest failed (exit ${10}), nothing compared: see $out/ktestpl-$t-ours.out"
+		continue
+	fi
 	for tool in tuned defaults; do
 		r=$(row "$t" "$tool")
 		[ -n "$r" ] || continue
 		set -- $r
+		if [ "${10}" != 0 ]; then
+			printf '%-26s %s\n' "ratio to $tool" \
+				"- (ktest.pl failed: exit ${10}, see $out/ktestpl-$t-$tool.out)"
+			continue
+		fi
 		printf '%-26s %8s %6s %5s %8s %8s %9s\n' "ratio to $tool" \
 			"$(ratio "$ow" "$3")" "$(ratio "$ob" "$4")" \
 			"$(ratio "$obt" "$6")" "$(ratio "$om" "$5")" \
@@ -478,6 +514,10 @@ for t in $tests; do
 		set -- $r
 		lim=0.45
 		[ "$tool" = defaults ] && lim=0.12
+		if [ "${10}" != 0 ]; then
+			echo "  wall <= $lim x ktest.pl $tool: not compared (ktest.pl failed, exit ${10})"
+			continue
+		fi
 		echo "  wall <= $lim x ktest.pl $tool: $(met "$ow" "$(echo "$lim * $3" | bc | sed "s/^\./0./")")"
 	done
 	r=$(row "$t" pipelined)
