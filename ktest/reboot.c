@@ -35,6 +35,8 @@
 #define UP_PROBE_MS	2000
 /* the kernel's last words before a restart: a clean shutdown is over */
 #define RESTARTING	"reboot: Restarting system"
+/* and before it halts or powers the machine off (kernel/reboot.c) */
+#define HALTED		"reboot: (System halted|Power down)"
 
 static const char *const type_names[] = {
 	[KREBOOT_GRUB] = "grub",
@@ -891,12 +893,14 @@ static int wait_up(struct kreboot *r, const char *line,
 }
 
 /*
- * POWERCYCLE_AFTER_REBOOT: the time a clean shutdown gets before the
- * power cycle. The kernel's last line ("reboot: Restarting system") says
- * the shutdown is over, so the cycle comes then; without a console, the
- * whole delay.
+ * POWERCYCLE_AFTER_REBOOT, POWEROFF_AFTER_HALT: the time a clean shutdown
+ * gets before the power is cycled or cut. The kernel's last line (last,
+ * "reboot: Restarting system" or "reboot: System halted") says the
+ * shutdown is over, so the power goes then (now, said); without a
+ * console, the whole delay.
  */
-static void wait_shutdown(struct kreboot *r, long ms)
+static void wait_shutdown(struct kreboot *r, const char *last, long ms,
+			  const char *now)
 {
 	int64_t end = mono_ms() + ms;
 	long left;
@@ -906,10 +910,10 @@ static void wait_shutdown(struct kreboot *r, long ms)
 		return;
 	}
 	while ((left = (long)(end - mono_ms())) > 0) {
-		int rc = r->watch(r->watch_ctx, RESTARTING, left, left);
+		int rc = r->watch(r->watch_ctx, last, left, left);
 
 		if (rc == 1) {
-			say(r, "the box restarts: power cycle now");
+			say(r, "%s", now);
 			return;
 		}
 		if (rc < 0) {		/* no console any more: the whole delay */
@@ -999,7 +1003,9 @@ int kreboot_reboot(struct kreboot *r, long wait_ms, struct kreboot_result *res)
 			res->graceful = true;
 			kbox_disconnect(r->box);
 			if (o->powercycle_after_reboot_ms >= 0) {
-				wait_shutdown(r, o->powercycle_after_reboot_ms);
+				wait_shutdown(r, RESTARTING,
+					      o->powercycle_after_reboot_ms,
+					      "the box restarts: power cycle now");
 				if (power_cycle(r, res, "POWERCYCLE_AFTER_REBOOT"))
 					return -1;
 			}
@@ -1101,7 +1107,8 @@ int kreboot_halt(struct kreboot *r, struct kreboot_result *res)
 		/* POWEROFF_AFTER_HALT: power goes off that long after */
 		if (o->poweroff_after_halt_ms < 0)
 			return 0;
-		sleep_ms(o->poweroff_after_halt_ms);
+		wait_shutdown(r, HALTED, o->poweroff_after_halt_ms,
+			      "the box is down: power off now");
 	} else {
 		say(r, "%s", because);
 	}

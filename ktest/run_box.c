@@ -542,13 +542,15 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
  * buffer a moment after the connect (a resumed run whose first build comes
  * from the cache boots right after the open). Its silence is not the old
  * kernel's, so the drain waits until the console is DRAIN_FRESH_MS old.
- * The qemu box is ours and off here: nothing old can come.
+ * The qemu box is ours and off here: nothing old can come. The same is
+ * read before the end of the run's halt or reboot (boot false), whose
+ * wait ends on the kernel's last line: an old shutdown's must not end it.
  */
 #define DRAIN_QUIET_MS	100
 #define DRAIN_FRESH_MS	1000
 #define DRAIN_MAX_MS	2000
 
-static void drain_console(struct krun *r, struct krun_lab *l)
+static void drain_console(struct krun *r, struct krun_lab *l, bool boot)
 {
 	int64_t end = kclock_ms() + DRAIN_MAX_MS;
 	int64_t fresh;
@@ -568,11 +570,12 @@ static void drain_console(struct krun *r, struct krun_lab *l)
 		    KCON_LINE)
 			break;
 		if (!n++)
-			krun_log(r, "ktest: the console before this boot (the old kernel's, not this one's):\n");
+			krun_log(r, boot ? "ktest: the console before this boot (the old kernel's, not this one's):\n" :
+				 "ktest: the console before the box goes down (old lines):\n");
 		krun_log(r, "%s\n", sbuf_str(&line));
 	}
 	sbuf_free(&line);
-	if (n)
+	if (n && boot)
 		krun_print(r, "ktest: %zu line%s on the console from before this boot, not this kernel's: in the log\n",
 			   n, n == 1 ? "" : "s");
 }
@@ -620,7 +623,7 @@ static int boot(struct krun *r, struct krun_lab *l, const char *release,
 		fclose(l->dmesg);
 	l->dmesg = kcmd_fopen_private(r->dmesg, "w");
 	sbuf_reset(&l->pending);	/* the old kernel's lines are not this boot's */
-	drain_console(r, l);
+	drain_console(r, l, true);
 	krun_print(r, "Booting %s%s\n", release, l->qemu ? " on the qemu box" : "");
 	if (power_up(r, l, res))
 		goto out_time;
@@ -917,6 +920,32 @@ static int lab_power(struct krun *r, struct krun_lab *l, enum krun_power what)
 	return ret ? -1 : 0;
 }
 
+/*
+ * A halt with POWEROFF_AFTER_HALT, a reboot with POWERCYCLE_AFTER_REBOOT
+ * wait for the kernel's last line (doc/waits.md): the lab is opened with
+ * its console for them, what it had queued read first. A console that
+ * does not open leaves them the whole delay.
+ */
+static struct krun_lab *lab_open_power(struct krun *r, enum krun_power what,
+				       char *why, size_t len)
+{
+	enum kopt_id o = what == KRUN_HALT ? KOPT_POWEROFF_AFTER_HALT :
+		KOPT_POWERCYCLE_AFTER_REBOOT;
+	struct krun_lab *l;
+	char cwhy[1024];
+
+	if (what != KRUN_POWER_OFF && krun_int(r, o, -1) > 0) {
+		l = lab_open(r, KSTEP_BOOT, cwhy, sizeof(cwhy));
+		if (l) {
+			drain_console(r, l, false);
+			return l;
+		}
+		krun_print(r, "ktest: %s: %s is waited whole\n", cwhy,
+			   kopt_table[o].name);
+	}
+	return lab_open(r, KSTEP_INSTALL, why, len);
+}
+
 int krun_lab_power(struct krun *r, enum krun_power what)
 {
 	struct krun_lab *l = r->lab;
@@ -929,7 +958,7 @@ int krun_lab_power(struct krun *r, enum krun_power what)
 	/* a closed qemu box is a stopped one */
 	if (bt && !strcmp(bt, "qemu"))
 		return 0;
-	l = lab_open(r, KSTEP_INSTALL, why, sizeof(why));
+	l = lab_open_power(r, what, why, sizeof(why));
 	if (!l) {
 		krun_print(r, "ktest: %s\n", why);
 		return -1;

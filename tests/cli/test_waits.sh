@@ -17,8 +17,12 @@
 #  5. a box that never says it: the power cycle comes after the delay
 #  6. a boot bisect with BISECT_SLEEP_TIME = 60: each step's reboot to
 #     good ends on the login prompt
-# (REBOOT_ON_SUCCESS = 0 in 4 and 5: the end-of-run reboot has no console
-# open, so it waits the whole delay, as ktest.pl did; doc/waits.md)
+#  7. the end of the run: POWEROFF_ON_SUCCESS with POWEROFF_AFTER_HALT =
+#     60, the kernel's "reboot: System halted" brings the power off at
+#     once; REBOOT_ON_SUCCESS with POWERCYCLE_AFTER_REBOOT = 60, "reboot:
+#     Restarting system" the power cycle; an old shutdown's line the
+#     console replays when it opens does not end the wait
+# (REBOOT_ON_SUCCESS = 0 in 4 and 5: their end-of-run reboot is 7's)
 . "$(dirname "$0")/../lib.sh"
 
 cd "$KTEST_TMP" || exit 1
@@ -41,12 +45,17 @@ echo "\$1" >> $T/power
 next=\$(head -n 1 $T/boots); sed -i 1d $T/boots
 cat "$T/\${next:-good}.log" >> $T/console.log
 EOF2
-# ssh that answers; its "reboot" says the kernel's last line (RESTART=1)
-# or boots the next log (RESTART=0)
+# ssh that answers; its "reboot" says the kernel's last line ($T/restart)
+# or nothing ($T/silent-reboot) or boots the next log; its "halt" says the
+# kernel's last line ($T/halted)
 cat >fakessh.sh <<EOF2
 #!/bin/sh
 echo "\$*" >> $T/ssh.log
 case "\$*" in
+*halt*)
+	if [ -e $T/halted ]; then
+		echo "[   99.000000] reboot: System halted" >> $T/console.log
+	fi ;;
 *reboot*)
 	if [ -e $T/restart ]; then
 		echo "[   99.000000] reboot: Restarting system" >> $T/console.log
@@ -86,7 +95,7 @@ EOF2
 }
 fresh() {
 	: >console.log
-	rm -f power ssh.log restart silent-reboot
+	rm -f power ssh.log restart silent-reboot halted
 	printf '%s\n' "$@" >boots
 }
 timed() {	# timed CONF: run_ktest, $took in seconds
@@ -209,4 +218,45 @@ ups=$(grep -c 'the good kernel is up (login:)' st6.log)
 check "each step's reboot to good ended on the login prompt ($ups)" \
 	test "$ups" -ge 2
 check "in ${took}s, not 60 s a step" test "$took" -lt 30
+
+# 7. the end of the run's halt and reboot end on the kernel's last line
+end_conf() {	# end_conf STATE EXTRA...: a boot, then the end of the run
+	conf "$@" "POWER_OFF = sh $T/boot.sh off" \
+		"SSH_EXEC = sh $T/fakessh.sh \$SSH_COMMAND" \
+		"TEST_START" "TEST_TYPE = boot"
+}
+fresh good
+touch halted
+end_conf st7 "POWEROFF_ON_SUCCESS = 1" "POWEROFF_AFTER_HALT = 60" >w7.conf
+timed w7.conf
+expect_rc 0 "a boot with POWEROFF_ON_SUCCESS and POWEROFF_AFTER_HALT = 60 passes"
+check "the power went off on the kernel's last line (${took}s)" \
+	test "$took" -lt 20
+check "the log says so" grep -q 'the box is down: power off now' st7.log
+check "the box was halted, then its power switched off" \
+	sh -c "grep -q halt ssh.log && [ \"\$(tail -n 1 power)\" = off ]"
+
+# 7b. the same with the line on the console from an earlier halt (tail
+# -n +1 replays it when the console opens) and a halt that says nothing:
+# the whole delay
+fresh good
+echo "[   98.000000] reboot: System halted" >console.log
+end_conf st7b "POWEROFF_ON_SUCCESS = 1" "POWEROFF_AFTER_HALT = 3" >w7b.conf
+timed w7b.conf
+expect_rc 0 "a halt that says nothing: the run passes"
+check "the old line did not end the wait: POWEROFF_AFTER_HALT went by (${took}s >= 3)" \
+	sh -c "[ '$took' -ge 3 ] && ! grep -q 'the box is down' st7b.log"
+check "then the power went off" test "$(tail -n 1 power)" = off
+
+# 7c. REBOOT_ON_SUCCESS: the end-of-run reboot with POWERCYCLE_AFTER_REBOOT
+fresh good good
+touch restart
+end_conf st7c "POWERCYCLE_AFTER_REBOOT = 60" >w7c.conf
+timed w7c.conf
+expect_rc 0 "a boot with POWERCYCLE_AFTER_REBOOT = 60 and REBOOT_ON_SUCCESS passes"
+check "the end-of-run power cycle came on the kernel's last line (${took}s)" \
+	test "$took" -lt 20
+check "the log says so" grep -q 'the box restarts: power cycle now' st7c.log
+check "the box was cycled twice (the boot, the end)" \
+	test "$(grep -c cycle power)" -eq 2
 finish

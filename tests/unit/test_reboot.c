@@ -1035,6 +1035,47 @@ static void test_halt(void **state)
 	rig_free(&g);
 }
 
+/*
+ * doc/waits.md: with a console, POWEROFF_AFTER_HALT ends on the kernel's
+ * last line ("reboot: System halted", "reboot: Power down"); a console
+ * that says nothing gets the whole delay, then the power goes off.
+ */
+static void test_halt_ends_on_the_last_line(void **state)
+{
+	struct rig g;
+	struct kreboot_result res;
+
+	(void)state;
+	rig_init(&g);
+	g.o.poweroff_after_halt_ms = 30000;
+	rig_start(&g, true);
+	g.con.answers[0] = 1;	/* the line, at once: asked once */
+	assert_int_equal(kreboot_halt(g.r, &res), 0);
+	assert_true(res.graceful);
+	assert_true(res.powered_off);
+	assert_string_equal(sbuf_str(&g.con.asked),
+			    "reboot: (System halted|Power down)/30000\n");
+	if (!strstr(sbuf_str(&g.out), "the box is down: power off now"))
+		fail_msg("output: %s", sbuf_str(&g.out));
+	expect_events("halt \noff\n");
+	rig_free(&g);
+
+	/* the console quiet all along: the whole delay, asked again */
+	rig_init(&g);
+	g.o.poweroff_after_halt_ms = 300;
+	rig_start(&g, true);
+	g.con.answers[0] = 0;
+	assert_int_equal(kreboot_halt(g.r, &res), 0);
+	assert_true(res.powered_off);
+	if (strncmp(sbuf_str(&g.con.asked),
+		    "reboot: (System halted|Power down)/300\n", 39))
+		fail_msg("asked: %s", sbuf_str(&g.con.asked));
+	if (strstr(sbuf_str(&g.out), "the box is down"))
+		fail_msg("output: %s", sbuf_str(&g.out));
+	expect_events("halt \noff\n");
+	rig_free(&g);
+}
+
 /* SSH_EXEC set: the menu, the selection and the reboot go through ssh(1). */
 static void test_legacy_ssh_exec(void **state)
 {
@@ -1081,6 +1122,7 @@ int main(void)
 		cmocka_unit_test(test_to_good_wait),
 		cmocka_unit_test(test_waits_end_on_events),
 		cmocka_unit_test(test_halt),
+		cmocka_unit_test(test_halt_ends_on_the_last_line),
 		cmocka_unit_test(test_legacy_ssh_exec),
 	};
 
