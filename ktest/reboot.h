@@ -67,11 +67,11 @@ const struct kgrub_entry *kgrub_find(enum kreboot_type t,
 
 /*
  * Reads the console until a line holds stop (NULL: none; a Perl regex,
- * as REBOOT_SUCCESS_LINE is), it has been quiet for quiet_ms, or max_ms have passed since the call. Returns 1 when
- * stop was seen, 0 after quiet_ms of quiet, 2 at max_ms with the console
- * still talking (quiet won when both came together), -1 on a console
- * error. Call traces seen meanwhile are not failures. doc/waits.md lists
- * every wait.
+ * as REBOOT_SUCCESS_LINE is), it has been quiet for quiet_ms, or max_ms
+ * have passed since the call. Returns 1 when stop was seen, 0 after
+ * quiet_ms of quiet, 2 at max_ms with the console still talking (quiet
+ * won when both came together), -1 on a console error. Call traces seen
+ * meanwhile are not failures. doc/waits.md lists every wait.
  */
 typedef int (*kreboot_watch_fn)(void *ctx, const char *stop, long quiet_ms,
 				long max_ms);

@@ -570,7 +570,8 @@ static void drain_console(struct krun *r, struct krun_lab *l, bool boot)
 		    KCON_LINE)
 			break;
 		if (!n++)
-			krun_log(r, boot ? "ktest: the console before this boot (the old kernel's, not this one's):\n" :
+			krun_log(r, "%s", boot ?
+				 "ktest: the console before this boot (the old kernel's, not this one's):\n" :
 				 "ktest: the console before the box goes down (old lines):\n");
 		krun_log(r, "%s\n", sbuf_str(&line));
 	}
