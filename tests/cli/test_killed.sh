@@ -43,6 +43,19 @@ alive() {
 	st=$(ps -o stat= -p "$1" 2>/dev/null)
 	[ -n "$1" ] && [ -n "$st" ] && [ "${st#Z}" = "$st" ]
 }
+# kill_when CONF FILE: ktest runs CONF (output in out, err) and is
+# SIGKILLed as soon as FILE is there (a busy loop of the shell's builtins),
+# or once it has ended; its pid in kpid
+kill_when() {
+	"$KTEST" "$1" >out 2>err </dev/null &
+	kpid=$!
+	n=0
+	until [ -e "$2" ] || [ $n -ge 2000000 ] || ! kill -0 "$kpid" 2>/dev/null; do
+		n=$((n + 1))
+	done
+	kill -9 "$kpid" 2>/dev/null
+	wait "$kpid" 2>/dev/null
+}
 wait_file() {	# wait_file FILE: until it is there, 30 s at most
 	i=0
 	while [ ! -s "$1" ] && [ $i -lt 300 ]; do
@@ -143,14 +156,7 @@ tries=0
 while [ $tries -lt 10 ]; do
 	rm -rf st-co "$lock" "$src"/.git/ktest-checkout-*
 	g checkout -q -f "$c10"
-	"$KTEST" co.conf >out 2>err </dev/null &
-	kpid=$!
-	n=0
-	until [ -e "$lock" ] || [ $n -ge 2000000 ] || ! kill -0 "$kpid" 2>/dev/null; do
-		n=$((n + 1))
-	done
-	kill -9 "$kpid" 2>/dev/null
-	wait "$kpid" 2>/dev/null
+	kill_when co.conf "$lock"
 	tries=$((tries + 1))
 	[ -e "$lock" ] && ! grep -q 'verdict=' st-co/journal && break
 done
@@ -200,14 +206,7 @@ while [ $tries -lt 10 ]; do
 	g worktree prune
 	g checkout -q -f "$c10"
 	touch hold
-	"$KTEST" wt.conf >out 2>err </dev/null &
-	kpid=$!
-	n=0
-	until [ -d "$bt/bulk" ] || [ $n -ge 2000000 ] || ! kill -0 "$kpid" 2>/dev/null; do
-		n=$((n + 1))
-	done
-	kill -9 "$kpid" 2>/dev/null
-	wait "$kpid" 2>/dev/null
+	kill_when wt.conf "$bt/bulk"
 	tries=$((tries + 1))
 	adding && break
 done
