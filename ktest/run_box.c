@@ -925,7 +925,8 @@ static int lab_power(struct krun *r, struct krun_lab *l, enum krun_power what)
  * A halt with POWEROFF_AFTER_HALT, a reboot with POWERCYCLE_AFTER_REBOOT
  * wait for the kernel's last line (doc/waits.md): the lab is opened with
  * its console for them, what it had queued read first. A console that
- * does not open leaves them the whole delay.
+ * does not open leaves them the whole delay, and so does a delay no
+ * longer than that read may take.
  */
 static struct krun_lab *lab_open_power(struct krun *r, enum krun_power what,
 				       char *why, size_t len)
@@ -935,7 +936,7 @@ static struct krun_lab *lab_open_power(struct krun *r, enum krun_power what,
 	struct krun_lab *l;
 	char cwhy[1024];
 
-	if (what != KRUN_POWER_OFF && krun_int(r, o, -1) > 0) {
+	if (what != KRUN_POWER_OFF && krun_int(r, o, -1) * 1000 > DRAIN_MAX_MS) {
 		l = lab_open(r, KSTEP_BOOT, cwhy, sizeof(cwhy));
 		if (l) {
 			drain_console(r, l, false);
