@@ -21,7 +21,8 @@
 #     60, the kernel's "reboot: System halted" brings the power off at
 #     once; REBOOT_ON_SUCCESS with POWERCYCLE_AFTER_REBOOT = 60, "reboot:
 #     Restarting system" the power cycle; an old shutdown's line the
-#     console replays when it opens does not end the wait
+#     console replays when it opens does not end the wait; a console that
+#     does not open then is said, and the whole delay waited
 # (REBOOT_ON_SUCCESS = 0 in 4 and 5: their end-of-run reboot is 7's)
 . "$(dirname "$0")/../lib.sh"
 
@@ -259,4 +260,16 @@ check "the end-of-run power cycle came on the kernel's last line (${took}s)" \
 check "the log says so" grep -q 'the box restarts: power cycle now' st7c.log
 check "the box was cycled twice (the boot, the end)" \
 	test "$(grep -c cycle power)" -eq 2
+
+# 7d. a build test (no console needed), then the halt: the console does
+# not open, which is said, and the whole delay goes by before POWER_OFF
+fresh
+end_conf st7d "POWEROFF_ON_SUCCESS = 1" "POWEROFF_AFTER_HALT = 3" |
+	sed "s|^CONSOLE = .*|CONSOLE = pty:$T/no-such-tty|; s|^TEST_TYPE = boot\$|TEST_TYPE = build|" >w7d.conf
+timed w7d.conf
+expect_rc 0 "a build test with POWEROFF_ON_SUCCESS and no console passes"
+check "the console that did not open is said" \
+	grep -q "^ktest: .*no-such-tty.*: POWEROFF_AFTER_HALT is waited whole$" out
+check "the halt waited POWEROFF_AFTER_HALT (${took}s >= 3), then the power went off" \
+	sh -c "[ '$took' -ge 3 ] && grep -q halt ssh.log && [ \"\$(tail -n 1 power)\" = off ]"
 finish
