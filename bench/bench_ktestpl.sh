@@ -27,12 +27,11 @@
 #   BENCH_KTESTPL=0   skip this benchmark
 #   BENCH_QUICK=1     only the bisect, only ktest, pipelined and ktest.pl tuned
 #   BENCH_TESTS, BENCH_TOOLS   or choose: "bisect patchcheck flaky",
-#                     "ours pipelined boxes2 tuned defaults" (all by default;
-#                     pipelined: ours
-#                     with BISECT_SPECULATE = 1 in the bisect,
-#                     PATCHCHECK_PIPELINE = 1 in the patchcheck; boxes2:
-#                     ours with BOXES = 1 2, two qemu boxes; flaky: ours,
-#                     boxes2 and tuned only)
+#                     "ours pipelined boxes2 tuned defaults" (all by
+#                     default; pipelined: ours with BISECT_SPECULATE = 1 in
+#                     the bisect, PATCHCHECK_PIPELINE = 1 in the
+#                     patchcheck; boxes2: ours with BOXES = 1 2, two qemu
+#                     boxes; flaky: ours, boxes2 and tuned only)
 #   BENCH_TIMEOUT     seconds one run may take (7200)
 #   BENCH_KEEP=1      keep the runs' directories (logs, make.log, boots)
 #   KTEST, KTEST_LAB  the binary, the lab (default /var/tmp/ktest-lab)
