@@ -2387,6 +2387,32 @@ static void mend_checkout(struct kvcs *v, const char *gitdir,
 }
 
 /*
+ * Our note dir/prefix<self> holding text (may be empty): its path in
+ * mine, "" when it could not be made (what it notes goes on without it).
+ */
+static void note_make(const char *dir, const char *prefix, const char *self,
+		      const char *text, char *mine, size_t len)
+{
+	size_t n = strlen(text);
+	int fd;
+
+	mine[0] = '\0';
+	if (!self[0])
+		return;
+	snprintf(mine, len, "%s%s%s", dir, prefix, self);
+	fd = open(mine, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd >= 0 && (!n || write(fd, text, n) == (ssize_t)n)) {
+		close(fd);
+		return;
+	}
+	if (fd >= 0) {
+		close(fd);
+		unlink(mine);
+	}
+	mine[0] = '\0';
+}
+
+/*
  * Before a checkout: what a dead one left is mended, and this one noted
  * (its path in mine, "" when it could not be made: the checkout goes on).
  */
@@ -2395,7 +2421,6 @@ static void checkout_begin(struct kvcs *v, char *mine, size_t len)
 	const char *gitdir = git_repository_path(v->repo);
 	char self[KLEFT_NAME_MAX];
 	struct co_notes n;
-	int fd;
 
 	mine[0] = '\0';
 	if (!gitdir)
@@ -2404,14 +2429,7 @@ static void checkout_begin(struct kvcs *v, char *mine, size_t len)
 	read_co_notes(gitdir, self, &n);
 	if (n.dead && !n.live)
 		mend_checkout(v, gitdir, &n);
-	if (!self[0])
-		return;
-	snprintf(mine, len, "%s" CO_NOTE "%s", gitdir, self);
-	fd = open(mine, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		mine[0] = '\0';
-	else
-		close(fd);
+	note_make(gitdir, CO_NOTE, self, "", mine, len);
 }
 
 /* A note of ours (checkout_begin's, adding_begin's) goes. */
@@ -2832,25 +2850,10 @@ static void adding_begin(struct kvcs *v, const char *path, char *mine,
 			 size_t len)
 {
 	char self[KLEFT_NAME_MAX];
-	size_t n = strlen(path);
-	int fd;
 
-	mine[0] = '\0';
 	kleft_self(self);
-	if (!self[0])
-		return;
-	snprintf(mine, len, "%s" ADD_NOTE "%s",
-		 git_repository_commondir(v->repo), self);
-	fd = open(mine, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd >= 0 && write(fd, path, n) == (ssize_t)n) {
-		close(fd);
-		return;
-	}
-	if (fd >= 0) {
-		close(fd);
-		unlink(mine);
-	}
-	mine[0] = '\0';	/* best effort: the add goes on without it */
+	note_make(git_repository_commondir(v->repo), ADD_NOTE, self, path,
+		  mine, len);
 }
 
 /*
