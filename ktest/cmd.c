@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <strings.h>
@@ -152,6 +153,9 @@ static bool group_empty(const struct kcmd_child *c)
 {
 	if (!c->reaped)
 		return false;
+	/* members that came to us (kcmd_after_fork's subreaper) */
+	while (waitpid(-c->pid, NULL, WNOHANG) > 0)
+		;
 	if (kill(-c->pid, 0) < 0 && errno == ESRCH)
 		return true;
 	return !kleft_group_runs(c->pid);
@@ -425,6 +429,14 @@ void kcmd_after_fork(void)
 {
 	running_pgid = 0;
 	watch = NULL;
+	/*
+	 * A worker's commands' orphans (make's compilers, when a stop killed
+	 * make first) come to it, not to init: kcmd_stop_running() waits
+	 * while the group has members, zombies too, and some inits reap
+	 * late (up to its 2 s grace on the test VMs). Best effort: without
+	 * it (a kernel before 3.4) the stop waits for init, as before.
+	 */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
 static int run(const char *const *argv, bool path, const struct kcmd_opts *o,

@@ -71,7 +71,8 @@ void kcmd_set_watch(const struct kcmd_watch *w);
 /*
  * In a process just forked: the parent's command running now and its
  * watch are not this process's (kcmd_stop_running would stop the
- * parent's command).
+ * parent's command). And the orphans of its own commands are its to reap
+ * (PR_SET_CHILD_SUBREAPER): stopping its command does not wait for init.
  */
 void kcmd_after_fork(void);
 

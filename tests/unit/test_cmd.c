@@ -555,6 +555,35 @@ static void test_watch_stop(void **state)
 	lines_free(&l);
 }
 
+/*
+ * A forked worker (kcmd_after_fork) gets its commands' orphans to reap,
+ * not init: here one that left the group and outlives its shell.
+ */
+static void test_after_fork_reaps_orphans(void **state)
+{
+	pid_t w;
+	int st;
+
+	w = fork();
+	assert_true(w >= 0);
+	if (!w) {
+		struct lines l = { 0 };
+		struct kcmd_result r;
+		pid_t orphan;
+
+		kcmd_after_fork();
+		r = run("setsid sleep 0.3 >/dev/null 2>&1 & echo $!", 10000, &l);
+		if (r.status || l.n != 1)
+			_exit(2);
+		orphan = (pid_t)atoi(l.v[0]);
+		/* init's, it would be ECHILD here */
+		_exit(orphan > 1 && waitpid(orphan, NULL, 0) == orphan ? 0 : 1);
+	}
+	assert_int_equal(waitpid(w, &st, 0), w);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static void test_runv(void **state)
 {
 	const char *argv[] = { "printf", "%s|", "a b", "c'd", "$HOME", NULL };
@@ -782,6 +811,7 @@ int main(void)
 		cmocka_unit_test(test_eintr),
 		cmocka_unit_test(test_watch),
 		cmocka_unit_test(test_watch_stop),
+		cmocka_unit_test(test_after_fork_reaps_orphans),
 		cmocka_unit_test(test_runv),
 		cmocka_unit_test(test_subst),
 		cmocka_unit_test(test_quote),
