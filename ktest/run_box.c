@@ -542,9 +542,12 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
  * buffer a moment after the connect (a resumed run whose first build comes
  * from the cache boots right after the open). Its silence is not the old
  * kernel's, so the drain waits until the console is DRAIN_FRESH_MS old.
- * The qemu box is ours and off here: nothing old can come. The same is
- * read before the end of the run's halt or reboot (boot false), whose
- * wait ends on the kernel's last line: an old shutdown's must not end it.
+ * The qemu box is ours: it is turned off first (its power cycle would),
+ * and what its pty holds then is all there is, read without a quiet time.
+ *
+ * The same is read before the end of the run's halt or reboot (boot
+ * false), whose wait ends on the kernel's last line: an old shutdown's
+ * must not end it.
  */
 #define DRAIN_QUIET_MS	100
 #define DRAIN_FRESH_MS	1000
@@ -553,16 +556,19 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
 static void drain_console(struct krun *r, struct krun_lab *l, bool boot)
 {
 	int64_t end = kclock_ms() + DRAIN_MAX_MS;
-	int64_t fresh;
+	int64_t fresh, quiet = DRAIN_QUIET_MS;
 	struct sbuf line;
 	size_t n = 0;
 
 	if (!l->con)
 		return;
 	fresh = l->qemu ? 0 : kconsole_opened_ms(l->con) + DRAIN_FRESH_MS;
+	/* a qemu box that is off says nothing more: what is queued is all */
+	if (l->qemu && kpower_state(l->power) == KPOWER_OFF)
+		quiet = 0;
 	sbuf_init(&line);
 	while (kclock_ms() < end) {
-		int64_t dl = kclock_ms() + DRAIN_QUIET_MS;
+		int64_t dl = kclock_ms() + quiet;
 
 		if (dl < fresh)
 			dl = fresh;
@@ -624,6 +630,10 @@ static int boot(struct krun *r, struct krun_lab *l, const char *release,
 		fclose(l->dmesg);
 	l->dmesg = kcmd_fopen_private(r->dmesg, "w");
 	sbuf_reset(&l->pending);	/* the old kernel's lines are not this boot's */
+	/* the qemu box goes off now, not in the power cycle: no quiet wait */
+	if (l->qemu && kpower_off(l->power))
+		krun_log(r, "ktest: %s (the power cycle tries again)\n",
+			 l->power->err);
 	drain_console(r, l, true);
 	krun_print(r, "Booting %s%s\n", release, l->qemu ? " on the qemu box" : "");
 	if (power_up(r, l, res))

@@ -23,6 +23,11 @@
 #     Restarting system" the power cycle; an old shutdown's line the
 #     console replays when it opens does not end the wait; a console that
 #     does not open then is said, and the whole delay waited
+#  8. the built-in qemu box (a fake qemu-system-x86_64 that says a last
+#     line when it is stopped): before each boot the box is turned off
+#     and that line, queued on its serial line, goes to the log as the
+#     old kernel's, not to the next boot (read with no quiet time: nothing
+#     more can come)
 # (REBOOT_ON_SUCCESS = 0 in 4 and 5: their end-of-run reboot is 7's)
 . "$(dirname "$0")/../lib.sh"
 
@@ -272,4 +277,39 @@ check "the console that did not open is said" \
 	grep -q "^ktest: .*no-such-tty.*: POWEROFF_AFTER_HALT is waited whole$" out
 check "the halt waited POWEROFF_AFTER_HALT (${took}s >= 3), then the power went off" \
 	sh -c "[ '$took' -ge 3 ] && grep -q halt ssh.log && [ \"\$(tail -n 1 power)\" = off ]"
+
+# 8. the qemu box: its last line, said when it was stopped after a step's
+# verdict, is the old kernel's at the next boot. The fake qemu boots the
+# commit checked out in BUILD_DIR (6's tree): from c3 on it panics. It
+# takes 0.5 s to die, longer than the next step's build: the boot waits
+# for it, and only then reads what it left.
+mkdir -p fakeqemu
+cat >fakeqemu/qemu-system-x86_64 <<EOF2
+#!/bin/sh
+k=\$(cat $src/f)
+trap 'sleep 0.5; echo "fake qemu \$k: a line after the verdict"; exit 0' TERM
+echo "[    0.000000] Linux version 6.1.0-t (t@t) #\$k"
+if [ "\$k" -ge 3 ]; then
+	echo "[    0.500000] Kernel panic - not syncing: the bug"
+else
+	echo "box login:"
+fi
+while :; do sleep 1 & wait \$!; done
+EOF2
+chmod +x fakeqemu/qemu-system-x86_64
+conf st8 "REBOOT_ON_SUCCESS = 0" |
+	sed "s|^BUILD_DIR = .*|BUILD_DIR = $src|; /^POWER_CYCLE/d; /^REBOOT_/d; /^CONSOLE/d" >w8.conf
+printf 'BOX_TYPE = qemu\nQEMU_KERNEL = %s\n' "$T/build-out/arch/x86/boot/bzImage" >>w8.conf
+printf 'TEST_START\nTEST_TYPE = bisect\nBISECT_TYPE = boot\n' >>w8.conf
+printf 'BISECT_GOOD = %s\nBISECT_BAD = %s\n' "$c0" "$c4" >>w8.conf
+PATH=$T/fakeqemu:$PATH run_ktest w8.conf
+expect_rc 0 "a boot bisect on the (fake) qemu box ends"
+check "it names c3, the first that panics" \
+	test "$(jq -r '.tests[0].first_bad_commit' st8/report.json)" = "$(git -C "$src" rev-parse HEAD~1)"
+check "the box's last line after a verdict was read before the next boot, as the old kernel's" \
+	grep -q "^ktest: 1 line on the console from before this boot" out
+check "in the log, under the old kernel's heading, never in a boot" \
+	sh -c "[ \"\$(grep -c 'a line after the verdict' st8.log)\" -ge 1 ] &&
+		! grep -B1 'a line after the verdict' st8.log | grep -v -e 'a line after the verdict' -e '^--\$' |
+			grep -qv 'the console before this boot'"
 finish
