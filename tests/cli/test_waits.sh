@@ -299,9 +299,11 @@ EOF2
 chmod +x fakeqemu/qemu-system-x86_64
 conf st8 "REBOOT_ON_SUCCESS = 0" |
 	sed "s|^BUILD_DIR = .*|BUILD_DIR = $src|; /^POWER_CYCLE/d; /^REBOOT_/d; /^CONSOLE/d" >w8.conf
-printf 'BOX_TYPE = qemu\nQEMU_KERNEL = %s\n' "$T/build-out/arch/x86/boot/bzImage" >>w8.conf
-printf 'TEST_START\nTEST_TYPE = bisect\nBISECT_TYPE = boot\n' >>w8.conf
-printf 'BISECT_GOOD = %s\nBISECT_BAD = %s\n' "$c0" "$c4" >>w8.conf
+{
+	printf 'BOX_TYPE = qemu\nQEMU_KERNEL = %s\n' "$T/build-out/arch/x86/boot/bzImage"
+	printf 'TEST_START\nTEST_TYPE = bisect\nBISECT_TYPE = boot\n'
+	printf 'BISECT_GOOD = %s\nBISECT_BAD = %s\n' "$c0" "$c4"
+} >>w8.conf
 PATH=$T/fakeqemu:$PATH run_ktest w8.conf
 expect_rc 0 "a boot bisect on the (fake) qemu box ends"
 check "it names c3, the first that panics" \
