@@ -496,9 +496,13 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
 			if (dl > kclock_ms() + 200)
 				dl = kclock_ms() + 200;
 		}
-		/* the qemu box is looked at twice a second: once qemu has
-		 * exited (a panic with -no-reboot), nothing more will come */
-		if (l->qemu && dl > kclock_ms() + 500)
+		/*
+		 * Looked at twice a second: SIGINT (the console's poll goes
+		 * on after EINTR, so a silent console would keep it until
+		 * TIMEOUT), and the qemu box, which says nothing more once
+		 * qemu has exited (a panic with -no-reboot)
+		 */
+		if (dl > kclock_ms() + 500)
 			dl = kclock_ms() + 500;
 		if (dl > max)
 			dl = max;

@@ -108,6 +108,9 @@ int krun_step_retry(struct krun *r, const struct kstep_opts *o,
 			return rc;
 		if (res->verdict != KV_INFRA)
 			break;
+		/* SIGINT cut the step short (a boot's watch): no retry */
+		if (krun_interrupted(r))
+			return -1;
 		if (r->unhealthy || tries >= max) {
 			krun_print(r, "ktest: the lab (%s) failed %d time%s on %s: %s\n",
 				   krun_box_name(r), tries + 1,

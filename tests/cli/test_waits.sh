@@ -28,6 +28,8 @@
 #     and that line, queued on its serial line, goes to the log as the
 #     old kernel's, not to the next boot (read with no quiet time: nothing
 #     more can come)
+#  9. SIGINT while a boot waits for its console (TIMEOUT = 60): the run
+#     stops at once, exit 3, and the cut boot is no INFRA trouble retried
 # (REBOOT_ON_SUCCESS = 0 in 4 and 5: their end-of-run reboot is 7's)
 . "$(dirname "$0")/../lib.sh"
 
@@ -314,4 +316,24 @@ check "in the log, under the old kernel's heading, never in a boot" \
 	sh -c "[ \"\$(grep -c 'a line after the verdict' st8.log)\" -ge 1 ] &&
 		! grep -B1 'a line after the verdict' st8.log | grep -v -e 'a line after the verdict' -e '^--\$' |
 			grep -qv 'the console before this boot'"
+
+# 9. SIGINT during a boot that waits for its console
+fresh none
+conf st9 "REBOOT_ON_SUCCESS = 0" "TEST_START" "TEST_TYPE = boot" |
+	sed 's/^TIMEOUT = 10$/TIMEOUT = 60/' >w9.conf
+start=$(date +%s)
+"$KTEST" w9.conf >out 2>err </dev/null &
+pid=$!
+n=0
+while [ ! -s power ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+took=$(( $(date +%s) - start ))
+expect_rc 3 "SIGINT during a boot's wait: exit 3"
+check "at once, not after TIMEOUT (${took}s)" test "$took" -lt 30
+check "saying how to resume" grep -q 'Interrupted: rerun the same command to resume' out
+check "the cut boot is not retried as INFRA trouble, nor the box cycled again" \
+	sh -c "! grep -q 'INFRA trouble' out && [ \"\$(wc -l <power)\" -eq 1 ]"
 finish
