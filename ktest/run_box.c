@@ -487,9 +487,12 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
 	sbuf_reset(&l->pending);
 	sbuf_init(&line);
 	while (kmonitor_verdict(m) == KMON_RUNNING) {
-		int64_t dl = kmonitor_deadline(m);
+		int64_t want = kmonitor_deadline(m), dl;
 		enum kcon_status st;
 
+		if (want > max)
+			want = max;
+		dl = want;
 		if (done) {
 			if (*done)
 				break;
@@ -504,8 +507,6 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
 		 */
 		if (dl > kclock_ms() + 500)
 			dl = kclock_ms() + 500;
-		if (dl > max)
-			dl = max;
 		st = kconsole_read_line(l->con, dl, &line);
 		if (st == KCON_LINE) {
 			console_line(l, sbuf_str(&line), false);
@@ -517,10 +518,10 @@ static int watch_console(struct krun_lab *l, struct kmonitor *m,
 			break;
 		} else if (st == KCON_TIMEOUT) {
 			kmonitor_tick(m, kclock_ms());
-		} else {
+		} else if (st != KCON_GONE || dl >= want) {
 			ret = -1;
 			break;
-		}
+		}	/* else gone for now: reopened until the monitor's deadline */
 		if (kclock_ms() >= max || krun_interrupted(l->r)) {
 			ret = -1;
 			break;
