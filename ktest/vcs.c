@@ -33,6 +33,7 @@
 #include "conf/strmap.h"
 #include "ktest/leftover.h"
 #include "ktest/vcs.h"
+#include "ktest/vcs_stat.h"
 
 struct kvcs {
 	git_repository *repo;
@@ -2071,6 +2072,9 @@ int kvcs_dirty_files(struct kvcs *v, char ***paths, size_t *n)
 	*paths = NULL;
 	*n = 0;
 	git_error_clear();
+	/* the stat data settles most runs: the status only when it does not */
+	if (kvcs_stat_clean(v->repo) == 1)
+		return 0;
 	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
 	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
 	so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES |

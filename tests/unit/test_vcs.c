@@ -74,6 +74,7 @@
 
 #include "conf/strmap.h"
 #include "ktest/vcs.h"
+#include "ktest/vcs_stat.h"
 
 #define BASE_TIME 1600000000
 
@@ -1217,6 +1218,218 @@ static void test_clean_syncs(void **state)
 	assert_file(s.dir, "k", "mine\n");
 	kvcs_close(v);
 	free_small(&s);
+}
+
+/* ---- the quick clean check (vcs_stat.c) ---- */
+
+static char *path_in(const char *dir, const char *path)
+{
+	return xasprintf("%s/%s", dir, path);
+}
+
+static void set_mtime(const char *path, const struct timespec *t)
+{
+	struct timespec ts[2] = { *t, *t };
+
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+/*
+ * kvcs_stat_clean() proves a checked-out tree clean from the stat data
+ * and, where that does not settle it, the content; any change makes it
+ * answer 0, and the status (kvcs_dirty_files) names the file.
+ */
+static void test_stat_clean(void **state)
+{
+	const char *all[] = { "a", "dir/c", "e", "k" };
+	const char *k[] = { "k" }, *c[] = { "dir/c" }, *n[] = { "new" };
+	struct small s;
+	struct kvcs *v = small_at_main(&s);
+	char *kp = path_in(s.dir, "k"), *c_was = slurp(s.dir, "dir/c");
+	git_index *idx;
+
+	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	put(s.dir, "junk.o", "untracked\n");
+	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	/* new mtimes, the same content: hashed, clean */
+	age_all(s.dir, all, 4);
+	assert_int_equal(kvcs_stat_clean(s.r), 1);
+
+	/* modified, then put back as it was */
+	put(s.dir, "k", "mine, longer\n");
+	assert_int_equal(kvcs_stat_clean(s.r), 0);
+	assert_dirty(v, k, 1);
+	put(s.dir, "k", "kept\n");		/* the same size */
+	assert_int_equal(kvcs_stat_clean(s.r), 0);
+	assert_dirty(v, k, 1);
+	put(s.dir, "k", "keep\n");
+	assert_int_equal(kvcs_stat_clean(s.r), 1);
+
+	/* an exec bit; a file turned symlink */
+	assert_int_equal(chmod(kp, 0755), 0);
+	assert_int_equal(kvcs_stat_clean(s.r), 0);
+	assert_dirty(v, k, 1);
+	assert_int_equal(chmod(kp, 0644), 0);
+	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	assert_int_equal(unlink(kp), 0);
+	assert_int_equal(symlink("keep\n", kp), 0);
+	assert_int_equal(kvcs_stat_clean(s.r), 0);
+	assert_dirty(v, k, 1);
+	assert_int_equal(unlink(kp), 0);
+	put(s.dir, "k", "keep\n");
+	assert_int_equal(kvcs_stat_clean(s.r), 1);
+
+	/* deleted */
+	{
+		char *cp = path_in(s.dir, "dir/c");
+
+		assert_int_equal(unlink(cp), 0);
+		assert_int_equal(kvcs_stat_clean(s.r), 0);
+		assert_dirty(v, c, 1);
+		put(s.dir, "dir/c", c_was);
+		assert_int_equal(kvcs_stat_clean(s.r), 1);
+		free(cp);
+	}
+
+	/* staged: the index is not HEAD's tree */
+	put(s.dir, "new", "staged\n");
+	assert_int_equal(git_repository_index(&idx, s.r), 0);
+	assert_int_equal(git_index_add_bypath(idx, "new"), 0);
+	assert_int_equal(git_index_write(idx), 0);
+	assert_int_equal(kvcs_stat_clean(s.r), 0);
+	assert_dirty(v, n, 1);
+	assert_int_equal(git_index_remove_bypath(idx, "new"), 0);
+	assert_int_equal(git_index_write(idx), 0);
+	git_index_free(idx);
+	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	assert_dirty(v, NULL, 0);
+
+	/* ktest's own checkouts leave stat data that settles it */
+	assert_int_equal(kvcs_checkout_again(v, s.h_c2), 0);
+	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	assert_int_equal(kvcs_checkout(v, s.h_c3, false), 0);
+	assert_int_equal(kvcs_stat_clean(s.r), 1);
+
+	free(kp);
+	free(c_was);
+	kvcs_close(v);
+	free_small(&s);
+}
+
+/*
+ * A file rewritten within the index's own timestamp keeps stat data that
+ * matches its entry (git's "racy" case): its content must tell. Written
+ * later, the same stat data is trusted, as git and libgit2 trust it.
+ */
+static void test_stat_clean_racy(void **state)
+{
+	const char *k[] = { "k" };
+	struct small s;
+	struct kvcs *v = small_at_main(&s);
+	char *kp = path_in(s.dir, "k"), *ip = path_in(s.dir, ".git/index");
+	const git_index_entry *e;
+	struct timespec t, later;
+	git_config *cfg;
+	git_index *idx;
+
+	/* a rewrite changes the ctime: leave it out (core.trustctime) */
+	assert_int_equal(git_repository_config(&cfg, s.r), 0);
+	assert_int_equal(git_config_set_bool(cfg, "core.trustctime", 0), 0);
+	git_config_free(cfg);
+	assert_int_equal(git_repository_index(&idx, s.r), 0);
+	assert_int_equal(git_index_read(idx, 1), 0);
+	e = git_index_get_bypath(idx, "k", 0);
+	assert_non_null(e);
+	t.tv_sec = e->mtime.seconds;
+	t.tv_nsec = e->mtime.nanoseconds;
+	git_index_free(idx);
+	later = t;
+	later.tv_sec += 10;
+
+	/* the same size, the same inode, the entry's mtime */
+	put(s.dir, "k", "KEEP\n");
+	set_mtime(kp, &t);
+	set_mtime(ip, &later);
+	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	/* the index written in the same tick: racy, hashed */
+	set_mtime(ip, &t);
+	assert_int_equal(kvcs_stat_clean(s.r), 0);
+	assert_dirty(v, k, 1);
+
+	free(kp);
+	free(ip);
+	kvcs_close(v);
+	free_small(&s);
+}
+
+/*
+ * More files than one thread scans (two threads on two CPUs): a change is
+ * seen in the first part and in the last; a symlink is hashed as git
+ * stores it (its target's name); more files to hash than is
+ * worth it gives no verdict, and the status still finds the tree clean.
+ */
+static void test_stat_clean_many(void **state)
+{
+	const char *first[] = { "d00/f00" }, *last[] = { "d89/f99" };
+	struct sbuf out;
+	git_repository *r;
+	struct kvcs *v;
+	char *dir;
+
+	r = new_repo(&dir);
+	for (unsigned d = 0; d < 90; d++) {
+		char *sub = xasprintf("%s/d%02u", dir, d);
+
+		assert_int_equal(mkdir(sub, 0755), 0);
+		for (unsigned f = 0; f < 100; f++) {
+			char name[16], body[16];
+
+			snprintf(name, sizeof(name), "f%02u", f);
+			snprintf(body, sizeof(body), "%u\n", d * 100 + f);
+			put(sub, name, body);
+		}
+		free(sub);
+	}
+	{
+		char *lp = path_in(dir, "link");
+
+		assert_int_equal(symlink("d00/f00", lp), 0);
+		free(lp);
+	}
+	sbuf_init(&out);
+	assert_int_equal(run(&out, "cd %s && git add -A && git -c user.name=t -c user.email=t@t.invalid commit -q -m all",
+			     dir), 0);
+	sbuf_free(&out);
+	v = open_ok(dir);
+	assert_int_equal(kvcs_stat_clean(r), 1);
+
+	put(dir, "d89/f99", "changed\n");
+	assert_int_equal(kvcs_stat_clean(r), 0);
+	assert_dirty(v, last, 1);
+	put(dir, "d89/f99", "8999\n");
+	assert_int_equal(kvcs_stat_clean(r), 1);
+	put(dir, "d00/f00", "changed\n");
+	assert_int_equal(kvcs_stat_clean(r), 0);
+	assert_dirty(v, first, 1);
+	put(dir, "d00/f00", "0\n");
+	assert_int_equal(kvcs_stat_clean(r), 1);
+	/* a symlink's new mtime: its target's name tells */
+	age(dir, "link");
+	assert_int_equal(kvcs_stat_clean(r), 1);
+
+	/* 300 files with new mtimes: the status hashes them, not this */
+	for (unsigned i = 0; i < 300; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "d%02u/f%02u", i / 100, i % 100);
+		age(dir, name);
+	}
+	assert_int_equal(kvcs_stat_clean(r), 0);
+	assert_dirty(v, NULL, 0);
+
+	kvcs_close(v);
+	git_repository_free(r);
+	free(dir);
 }
 
 /*
@@ -2741,6 +2954,9 @@ int main(void)
 		cmocka_unit_test(test_checkout),
 		cmocka_unit_test(test_checkout_changed),
 		cmocka_unit_test(test_clean_syncs),
+		cmocka_unit_test(test_stat_clean),
+		cmocka_unit_test(test_stat_clean_racy),
+		cmocka_unit_test(test_stat_clean_many),
 		cmocka_unit_test(test_untracked_in_way),
 		cmocka_unit_test(test_worktrees),
 		cmocka_unit_test(test_worktree_name),
