@@ -40,6 +40,15 @@ struct kvcs {
 	char *path;
 	char err[1024];
 	bool synced;	/* the work tree is as the index (checked or checked out) */
+	/*
+	 * The index is this tree's (known), as long as its checksum is
+	 * still known_sum: proven by kvcs_stat_clean() or made so by
+	 * kvcs_checkout_changed(). The next such checkout then compares
+	 * two trees (only their differing subtrees are read) instead of
+	 * the target's whole tree with the index.
+	 */
+	bool known;
+	git_oid known_tree, known_sum;
 	char note[768];	/* what a checkout mended before it ran (kvcs_note) */
 	char shown[768];	/* the note kvcs_note() last gave */
 };
@@ -2060,8 +2069,38 @@ out:
  * kvcs_checkout() reports itself. Submodules are left out: a checkout does
  * not touch their work trees.
  */
+/*
+ * The index, as last read or written, is tree's (struct kvcs); nothing is
+ * known when its checksum cannot be read.
+ */
+static void know_index(struct kvcs *v, const git_oid *tree)
+{
+	const git_oid *sum = NULL;
+	git_index *idx = NULL;
+
+	v->known = false;
+	if (git_repository_index(&idx, v->repo) == 0)
+		sum = git_index_checksum(idx);
+	if (sum && !git_oid_is_zero(sum)) {
+		git_oid_cpy(&v->known_tree, tree);
+		git_oid_cpy(&v->known_sum, sum);
+		v->known = true;
+	}
+	git_index_free(idx);
+}
+
+/* idx's tree if it is still the one known (its checksum unchanged) */
+static const git_oid *known_tree(struct kvcs *v, git_index *idx)
+{
+	const git_oid *sum = git_index_checksum(idx);
+
+	return v->known && sum && git_oid_equal(sum, &v->known_sum) ?
+		&v->known_tree : NULL;
+}
+
 int kvcs_dirty_files(struct kvcs *v, char ***paths, size_t *n)
 {
+	git_oid tree;
 	git_status_options so;
 	git_status_list *st = NULL;
 	struct strvec s = { 0 };
@@ -2073,8 +2112,10 @@ int kvcs_dirty_files(struct kvcs *v, char ***paths, size_t *n)
 	*n = 0;
 	git_error_clear();
 	/* the stat data settles most runs: the status only when it does not */
-	if (kvcs_stat_clean(v->repo) == 1)
+	if (kvcs_stat_clean(v->repo, &tree) == 1) {
+		know_index(v, &tree);
 		return 0;
+	}
 	git_status_options_init(&so, GIT_STATUS_OPTIONS_VERSION);
 	so.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
 	so.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES |
@@ -2235,11 +2276,136 @@ static void in_the_way(struct kvcs *v, git_index *idx, const char *path,
  * each change); in in_way (when not NULL), the untracked files a forced
  * checkout of the tree would lose.
  */
+/* what index_changes() gathers */
+struct changes {
+	struct kvcs *v;
+	git_index *idx;
+	struct strvec *paths, *in_way;
+	struct sbuf path;	/* the entry's, while the trees are walked */
+};
+
+/* path differs; to is its id in the commit (NULL: the commit lacks it) */
+static void changed(struct changes *ch, const char *path, const git_oid *to)
+{
+	if (ch->paths)
+		strvec_push(ch->paths, path);
+	if (to && ch->in_way)
+		in_the_way(ch->v, ch->idx, path, to, ch->in_way);
+}
+
+static int walk_trees(struct changes *ch, const git_tree *to,
+		      const git_tree *was);
+
+/* an entry of one tree only: itself, or every file under it */
+static int one_side(struct changes *ch, const git_tree_entry *e, bool in_to)
+{
+	git_tree *sub = NULL;
+	int ret;
+
+	if (git_tree_entry_type(e) != GIT_OBJECT_TREE) {
+		changed(ch, sbuf_str(&ch->path),
+			in_to ? git_tree_entry_id(e) : NULL);
+		return 0;
+	}
+	if (git_tree_lookup(&sub, ch->v->repo, git_tree_entry_id(e)) < 0)
+		return -1;
+	sbuf_addc(&ch->path, '/');
+	ret = in_to ? walk_trees(ch, sub, NULL) : walk_trees(ch, NULL, sub);
+	git_tree_free(sub);
+	return ret;
+}
+
+/* an entry of both trees (same name, same kind), not the same object */
+static int both_sides(struct changes *ch, const git_tree_entry *a,
+		      const git_tree_entry *b)
+{
+	git_tree *ta = NULL, *tb = NULL;
+	int ret = -1;
+
+	if (git_tree_entry_type(a) != GIT_OBJECT_TREE) {
+		changed(ch, sbuf_str(&ch->path), git_tree_entry_id(a));
+		return 0;
+	}
+	sbuf_addc(&ch->path, '/');
+	if (git_tree_lookup(&ta, ch->v->repo, git_tree_entry_id(a)) == 0 &&
+	    git_tree_lookup(&tb, ch->v->repo, git_tree_entry_id(b)) == 0)
+		ret = walk_trees(ch, ta, tb);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	return ret;
+}
+
+/*
+ * The files where trees to (the commit's) and was (the index's) differ,
+ * in git's order, as a diff of the two lists them; a subtree that both
+ * have as the same object is not read. Either tree may be NULL (empty).
+ */
+static int walk_trees(struct changes *ch, const git_tree *to,
+		      const git_tree *was)
+{
+	size_t na = to ? git_tree_entrycount(to) : 0;
+	size_t nb = was ? git_tree_entrycount(was) : 0;
+	size_t i = 0, j = 0, len = ch->path.len;
+	int ret = 0;
+
+	while (!ret && (i < na || j < nb)) {
+		const git_tree_entry *a = i < na ? git_tree_entry_byindex(to, i) : NULL;
+		const git_tree_entry *b = j < nb ? git_tree_entry_byindex(was, j) : NULL;
+		int cmp = !a ? 1 : !b ? -1 : git_tree_entry_cmp(a, b);
+		const git_tree_entry *e = cmp > 0 ? b : a;
+
+		sbuf_adds(&ch->path, git_tree_entry_name(e));
+		if (cmp < 0) {
+			ret = one_side(ch, a, true);
+			i++;
+		} else if (cmp > 0) {
+			ret = one_side(ch, b, false);
+			j++;
+		} else {
+			if (!git_oid_equal(git_tree_entry_id(a), git_tree_entry_id(b)) ||
+			    git_tree_entry_filemode(a) != git_tree_entry_filemode(b))
+				ret = both_sides(ch, a, b);
+			i++;
+			j++;
+		}
+		/* back to this tree's own path */
+		ch->path.len = len;
+		ch->path.buf[len] = '\0';
+	}
+	return ret;
+}
+
 static int index_changes(struct kvcs *v, git_tree *tree, git_index *idx,
-			 struct strvec *paths, struct strvec *in_way)
+			 const git_oid *known, struct strvec *paths,
+			 struct strvec *in_way)
 {
 	git_diff *diff = NULL;
 
+	/*
+	 * The index is the known tree: the subtrees where it and the
+	 * commit differ tell (a few objects), where the index against the
+	 * commit reads all of the commit's trees (0.1 s in a kernel tree).
+	 * Else, or when a tree cannot be read, the index itself.
+	 */
+	if (known) {
+		struct changes ch = { .v = v, .idx = idx, .paths = paths,
+				       .in_way = in_way };
+		git_tree *was = NULL;
+		int ret = -1;
+
+		sbuf_init(&ch.path);
+		if (git_tree_lookup(&was, v->repo, known) == 0)
+			ret = walk_trees(&ch, tree, was);
+		git_tree_free(was);
+		sbuf_free(&ch.path);
+		if (ret == 0)
+			return 0;
+		if (paths)
+			strvec_clear(paths);
+		if (in_way)
+			strvec_clear(in_way);
+		git_error_clear();
+	}
 	if (git_diff_tree_to_index(&diff, v->repo, tree, idx, NULL) < 0)
 		return git_fail(v, "can't compare the index of %s with a commit",
 				v->path);
@@ -2288,7 +2454,7 @@ static int refuse_untracked(struct kvcs *v, git_commit *c, git_index *idx,
 
 	if (git_index_read(idx, false) < 0 || git_commit_tree(&tree, c) < 0)
 		git_fail(v, "can't read '%s' or the index of %s", id, v->path);
-	else if (!index_changes(v, tree, idx, NULL, &in_way))
+	else if (!index_changes(v, tree, idx, NULL, NULL, &in_way))
 		ret = refuse_in_way(v, id, &in_way);
 	strvec_clear(&in_way);
 	git_tree_free(tree);
@@ -2602,9 +2768,11 @@ int kvcs_checkout_changed(struct kvcs *v, const char *id)
 		git_fail(v, "can't read '%s' or the index of %s", id, v->path);
 		goto out;
 	}
-	if (index_changes(v, tree, idx, &paths, &in_way) < 0 ||
+	if (index_changes(v, tree, idx, known_tree(v, idx), &paths,
+			  &in_way) < 0 ||
 	    refuse_in_way(v, id, &in_way) < 0)
 		goto out;
+	v->known = false;
 	checkout_begin(v, mine, sizeof(mine));
 	/* no paths would mean every path to libgit2 */
 	if (paths.n) {
@@ -2625,6 +2793,8 @@ int kvcs_checkout_changed(struct kvcs *v, const char *id)
 		lock_hint(v);
 		goto out;
 	}
+	/* every entry that differed was checked out: the index is tree's */
+	know_index(v, git_tree_id(tree));
 	ret = 0;
 out:
 	drop_note(mine);

@@ -241,17 +241,16 @@ static int workdir_clean(struct scan *sc)
 }
 
 /* the index's tree is HEAD's (the index's cached tree makes this quick) */
-static bool index_is_head(git_repository *repo, git_index *idx)
+static bool index_is_head(git_repository *repo, git_index *idx, git_oid *tree)
 {
 	git_object *head = NULL;
-	git_oid tree;
 	bool same;
 
 	if (git_index_has_conflicts(idx) ||
-	    git_index_write_tree(&tree, idx) < 0 ||
+	    git_index_write_tree(tree, idx) < 0 ||
 	    git_revparse_single(&head, repo, "HEAD^{tree}") < 0)
 		return false;
-	same = git_oid_equal(&tree, git_object_id(head));
+	same = git_oid_equal(tree, git_object_id(head));
 	git_object_free(head);
 	return same;
 }
@@ -269,7 +268,7 @@ static bool trusts_ctime(git_repository *repo)
 	return b;
 }
 
-int kvcs_stat_clean(git_repository *repo)
+int kvcs_stat_clean(git_repository *repo, git_oid *tree)
 {
 	struct scan *sc;
 	const char *root, *ipath;
@@ -284,7 +283,7 @@ int kvcs_stat_clean(git_repository *repo)
 	/* the index's time as of its read: later changes only look racier */
 	ipath = git_index_path(idx);
 	if (!ipath || stat(ipath, &ist) < 0 || git_index_read(idx, 0) < 0 ||
-	    !index_is_head(repo, idx))
+	    !index_is_head(repo, idx, tree))
 		goto out;
 	sc = calloc(1, sizeof(*sc));
 	if (!sc)

@@ -16,12 +16,13 @@
  * deleted, retyped); 0 when that is not proven: a file whose stat data
  * and content differ from its index entry, too many files to hash, a
  * conflict, a staged change, a filter, any error. A 0 is no verdict:
- * the caller reads the full status then.
+ * the caller reads the full status then. tree gets the index's tree
+ * (HEAD's) when the answer is 1.
  *
  * With staged changes, the index's trees are written to the object
  * store to be compared (what "git write-tree" does); a clean index
  * writes nothing.
  */
-int kvcs_stat_clean(git_repository *repo);
+int kvcs_stat_clean(git_repository *repo, git_oid *tree);
 
 #endif

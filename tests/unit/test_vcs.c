@@ -1222,6 +1222,21 @@ static void test_clean_syncs(void **state)
 
 /* ---- the quick clean check (vcs_stat.c) ---- */
 
+/* kvcs_stat_clean(); when 1, the tree it gives is HEAD's */
+static int stat_clean(git_repository *r)
+{
+	git_oid tree;
+	git_object *head;
+	int ret = kvcs_stat_clean(r, &tree);
+
+	if (ret == 1) {
+		assert_int_equal(git_revparse_single(&head, r, "HEAD^{tree}"), 0);
+		assert_true(git_oid_equal(&tree, git_object_id(head)));
+		git_object_free(head);
+	}
+	return ret;
+}
+
 static char *path_in(const char *dir, const char *path)
 {
 	return xasprintf("%s/%s", dir, path);
@@ -1248,46 +1263,46 @@ static void test_stat_clean(void **state)
 	char *kp = path_in(s.dir, "k"), *c_was = slurp(s.dir, "dir/c");
 	git_index *idx;
 
-	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	assert_int_equal(stat_clean(s.r), 1);
 	put(s.dir, "junk.o", "untracked\n");
-	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	assert_int_equal(stat_clean(s.r), 1);
 	/* new mtimes, the same content: hashed, clean */
 	age_all(s.dir, all, 4);
-	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	assert_int_equal(stat_clean(s.r), 1);
 
 	/* modified, then put back as it was */
 	put(s.dir, "k", "mine, longer\n");
-	assert_int_equal(kvcs_stat_clean(s.r), 0);
+	assert_int_equal(stat_clean(s.r), 0);
 	assert_dirty(v, k, 1);
 	put(s.dir, "k", "kept\n");		/* the same size */
-	assert_int_equal(kvcs_stat_clean(s.r), 0);
+	assert_int_equal(stat_clean(s.r), 0);
 	assert_dirty(v, k, 1);
 	put(s.dir, "k", "keep\n");
-	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	assert_int_equal(stat_clean(s.r), 1);
 
 	/* an exec bit; a file turned symlink */
 	assert_int_equal(chmod(kp, 0755), 0);
-	assert_int_equal(kvcs_stat_clean(s.r), 0);
+	assert_int_equal(stat_clean(s.r), 0);
 	assert_dirty(v, k, 1);
 	assert_int_equal(chmod(kp, 0644), 0);
-	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	assert_int_equal(stat_clean(s.r), 1);
 	assert_int_equal(unlink(kp), 0);
 	assert_int_equal(symlink("keep\n", kp), 0);
-	assert_int_equal(kvcs_stat_clean(s.r), 0);
+	assert_int_equal(stat_clean(s.r), 0);
 	assert_dirty(v, k, 1);
 	assert_int_equal(unlink(kp), 0);
 	put(s.dir, "k", "keep\n");
-	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	assert_int_equal(stat_clean(s.r), 1);
 
 	/* deleted */
 	{
 		char *cp = path_in(s.dir, "dir/c");
 
 		assert_int_equal(unlink(cp), 0);
-		assert_int_equal(kvcs_stat_clean(s.r), 0);
+		assert_int_equal(stat_clean(s.r), 0);
 		assert_dirty(v, c, 1);
 		put(s.dir, "dir/c", c_was);
-		assert_int_equal(kvcs_stat_clean(s.r), 1);
+		assert_int_equal(stat_clean(s.r), 1);
 		free(cp);
 	}
 
@@ -1296,19 +1311,19 @@ static void test_stat_clean(void **state)
 	assert_int_equal(git_repository_index(&idx, s.r), 0);
 	assert_int_equal(git_index_add_bypath(idx, "new"), 0);
 	assert_int_equal(git_index_write(idx), 0);
-	assert_int_equal(kvcs_stat_clean(s.r), 0);
+	assert_int_equal(stat_clean(s.r), 0);
 	assert_dirty(v, n, 1);
 	assert_int_equal(git_index_remove_bypath(idx, "new"), 0);
 	assert_int_equal(git_index_write(idx), 0);
 	git_index_free(idx);
-	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	assert_int_equal(stat_clean(s.r), 1);
 	assert_dirty(v, NULL, 0);
 
 	/* ktest's own checkouts leave stat data that settles it */
 	assert_int_equal(kvcs_checkout_again(v, s.h_c2), 0);
-	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	assert_int_equal(stat_clean(s.r), 1);
 	assert_int_equal(kvcs_checkout(v, s.h_c3, false), 0);
-	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	assert_int_equal(stat_clean(s.r), 1);
 
 	free(kp);
 	free(c_was);
@@ -1350,10 +1365,10 @@ static void test_stat_clean_racy(void **state)
 	put(s.dir, "k", "KEEP\n");
 	set_mtime(kp, &t);
 	set_mtime(ip, &later);
-	assert_int_equal(kvcs_stat_clean(s.r), 1);
+	assert_int_equal(stat_clean(s.r), 1);
 	/* the index written in the same tick: racy, hashed */
 	set_mtime(ip, &t);
-	assert_int_equal(kvcs_stat_clean(s.r), 0);
+	assert_int_equal(stat_clean(s.r), 0);
 	assert_dirty(v, k, 1);
 
 	free(kp);
@@ -1401,21 +1416,21 @@ static void test_stat_clean_many(void **state)
 			     dir), 0);
 	sbuf_free(&out);
 	v = open_ok(dir);
-	assert_int_equal(kvcs_stat_clean(r), 1);
+	assert_int_equal(stat_clean(r), 1);
 
 	put(dir, "d89/f99", "changed\n");
-	assert_int_equal(kvcs_stat_clean(r), 0);
+	assert_int_equal(stat_clean(r), 0);
 	assert_dirty(v, last, 1);
 	put(dir, "d89/f99", "8999\n");
-	assert_int_equal(kvcs_stat_clean(r), 1);
+	assert_int_equal(stat_clean(r), 1);
 	put(dir, "d00/f00", "changed\n");
-	assert_int_equal(kvcs_stat_clean(r), 0);
+	assert_int_equal(stat_clean(r), 0);
 	assert_dirty(v, first, 1);
 	put(dir, "d00/f00", "0\n");
-	assert_int_equal(kvcs_stat_clean(r), 1);
+	assert_int_equal(stat_clean(r), 1);
 	/* a symlink's new mtime: its target's name tells */
 	age(dir, "link");
-	assert_int_equal(kvcs_stat_clean(r), 1);
+	assert_int_equal(stat_clean(r), 1);
 
 	/* 300 files with new mtimes: the status hashes them, not this */
 	for (unsigned i = 0; i < 300; i++) {
@@ -1424,9 +1439,192 @@ static void test_stat_clean_many(void **state)
 		snprintf(name, sizeof(name), "d%02u/f%02u", i / 100, i % 100);
 		age(dir, name);
 	}
-	assert_int_equal(kvcs_stat_clean(r), 0);
+	assert_int_equal(stat_clean(r), 0);
 	assert_dirty(v, NULL, 0);
 
+	kvcs_close(v);
+	git_repository_free(r);
+	free(dir);
+}
+
+static char *slurp_bin(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n > 0);
+	rewind(f);
+	buf = malloc((size_t)n);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void put_bin(const char *path, const char *buf, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * After a check that found the index HEAD's, or a checkout by the index,
+ * the next checkout compares the index's known tree with the commit's: a
+ * subtree the two share is not read (here its object is gone, and the
+ * checkout still works). When the index changed in between (a change
+ * staged by hand), the index itself is compared, and the staged file is
+ * checked out as in the commit.
+ */
+static void test_checkout_known(void **state)
+{
+	struct small s;
+	struct kvcs *v;
+	git_tree *t = NULL;
+	git_tree_entry *dir = NULL;
+	git_commit *c = NULL;
+	git_index *idx;
+	char hexid[KB_ID_LEN], *obj, *saved;
+	size_t len;
+
+	/* what libgit2 read once must be read again */
+	assert_int_equal(git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 0), 0);
+	v = small_at_main(&s);
+	assert_int_equal(kvcs_checkout(v, s.h_c1, true), 0);
+	kvcs_close(v);
+	v = open_ok(s.dir);
+	assert_int_equal(kvcs_check_clean(v), 0);
+
+	/* dir/ is the same tree in c1 and c2: take its object away */
+	assert_int_equal(git_commit_lookup(&c, s.r, &s.c2), 0);
+	assert_int_equal(git_commit_tree(&t, c), 0);
+	assert_int_equal(git_tree_entry_bypath(&dir, t, "dir"), 0);
+	hex(hexid, git_tree_entry_id(dir));
+	obj = xasprintf("%s/.git/objects/%.2s/%s", s.dir, hexid, hexid + 2);
+	saved = slurp_bin(obj, &len);
+	assert_int_equal(unlink(obj), 0);
+	assert_int_equal(kvcs_checkout_again(v, s.h_c2), 0);
+	assert_file(s.dir, "a", "a2\n");
+	assert_file(s.dir, "dir/c", "c1\n");
+	assert_head_detached_at(s.r, s.h_c2);
+	put_bin(obj, saved, len);
+
+	/* staged by hand: the index, not the known tree, says what to write */
+	put(s.dir, "k", "mine\n");
+	assert_int_equal(git_repository_index(&idx, s.r), 0);
+	assert_int_equal(git_index_read(idx, 1), 0);
+	assert_int_equal(git_index_add_bypath(idx, "k"), 0);
+	assert_int_equal(git_index_write(idx), 0);
+	git_index_free(idx);
+	assert_int_equal(kvcs_checkout_again(v, s.h_c1), 0);
+	assert_file(s.dir, "a", "a1\n");
+	assert_file(s.dir, "k", "keep\n");
+	assert_git_clean_at(s.dir, s.h_c1);
+
+	assert_int_equal(git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 1), 0);
+	free(saved);
+	free(obj);
+	git_tree_entry_free(dir);
+	git_tree_free(t);
+	git_commit_free(c);
+	kvcs_close(v);
+	free_small(&s);
+}
+
+/* from each of ids to each other, by the index: git agrees each time */
+static void checkout_pairs(struct kvcs *v, const char *dir,
+			   const char *const *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			assert_int_equal(kvcs_checkout_again(v, ids[i]), 0);
+			assert_git_clean_at(dir, ids[i]);
+			assert_int_equal(kvcs_checkout_again(v, ids[j]), 0);
+			assert_git_clean_at(dir, ids[j]);
+		}
+	}
+}
+
+/*
+ * From every commit of the small history to every other, by the index's
+ * known tree (files added, removed, changed, in and out of a directory,
+ * the merge): git finds the tree and the index exactly as the commit.
+ */
+static void test_checkout_known_pairs(void **state)
+{
+	struct small s;
+	struct kvcs *v = small_at_main(&s);
+	const char *ids[] = { s.h_c1, s.h_c2, s.h_c3, s.h_s1, s.h_s2,
+			      s.h_m, s.h_c4 };
+	size_t n = sizeof(ids) / sizeof(ids[0]);
+
+	assert_int_equal(kvcs_check_clean(v), 0);
+	checkout_pairs(v, s.dir, ids, n);
+	kvcs_close(v);
+	free_small(&s);
+}
+
+/*
+ * The same for trees that change shape: a directory that comes and goes
+ * whole, nested ones, a file that becomes a directory and back; and an
+ * untracked file where a directory that comes whole has one.
+ */
+static void test_checkout_known_shapes(void **state)
+{
+	struct file f[][4] = {
+		{ { "a", "a\n" }, { "d1/x", "x\n" }, { "d1/sub/y", "y\n" },
+		  { "k", "k\n" } },
+		{ { "a", "a\n" }, { "d2/z", "z\n" }, { "d2/deep/er/w", "w\n" },
+		  { "k", "k\n" } },
+		{ { "a/b", "b\n" }, { "d1/sub/y", "y\n" }, { "k", "k2\n" },
+		  { "e", NULL } },
+		{ { "a", "a2\n" }, { "d1", "now a file\n" }, { "k", "k\n" },
+		  { "e", NULL } },
+	};
+	char ids[4][KB_ID_LEN];
+	const char *idp[4];
+	git_repository *r;
+	git_oid t, c, prev;
+	struct kvcs *v;
+	char *dir;
+
+	r = new_repo(&dir);
+	for (size_t i = 0; i < 4; i++) {
+		t = tree_of(r, f[i], 4);
+		c = commit_at(r, &t, i ? &prev : NULL, i ? 1 : 0,
+			      BASE_TIME + 10 * (int64_t)i, "shape");
+		hex(ids[i], &c);
+		idp[i] = ids[i];
+		prev = c;
+	}
+	set_ref(r, "refs/heads/main", &c);
+	v = open_ok(dir);
+	assert_int_equal(kvcs_checkout(v, ids[0], true), 0);
+	assert_int_equal(kvcs_check_clean(v), 0);
+	checkout_pairs(v, dir, idp, 4);
+
+	/* an untracked file in a directory that comes whole stops it */
+	assert_int_equal(kvcs_checkout_again(v, ids[0]), 0);
+	{
+		char *d2 = path_in(dir, "d2");
+
+		assert_int_equal(mkdir(d2, 0755), 0);
+		free(d2);
+	}
+	put(dir, "d2/z", "mine\n");
+	assert_int_equal(kvcs_checkout_again(v, ids[1]), -1);
+	assert_err_has(v, "would overwrite untracked files: d2/z");
+	assert_file(dir, "d2/z", "mine\n");
+	assert_git_clean_at(dir, ids[0]);
 	kvcs_close(v);
 	git_repository_free(r);
 	free(dir);
@@ -2957,6 +3155,9 @@ int main(void)
 		cmocka_unit_test(test_stat_clean),
 		cmocka_unit_test(test_stat_clean_racy),
 		cmocka_unit_test(test_stat_clean_many),
+		cmocka_unit_test(test_checkout_known),
+		cmocka_unit_test(test_checkout_known_pairs),
+		cmocka_unit_test(test_checkout_known_shapes),
 		cmocka_unit_test(test_untracked_in_way),
 		cmocka_unit_test(test_worktrees),
 		cmocka_unit_test(test_worktree_name),
