@@ -1722,12 +1722,21 @@ out:
  * the old and the new path are listed: a warning in either counts. A type
  * change (file to symlink) is two deltas of one path: listed once.
  */
+static int tree_paths(struct kvcs *v, const git_tree *to, const git_tree *was,
+		      struct strvec *paths);
+
+/*
+ * The files a commit changes against its first parent, sorted: its tree
+ * and its parent's compared where their subtrees differ (walk_trees()),
+ * not file by file as a diff of the two trees would (0.05-0.1 s in a
+ * kernel tree, for each commit of a patchcheck).
+ */
 int kvcs_touched_files(struct kvcs *v, const char *id, char ***paths,
 		       size_t *n)
 {
 	struct strvec s = { 0 };
-	git_commit *c;
-	git_diff *d = NULL;
+	git_commit *c, *parent = NULL;
+	git_tree *t = NULL, *pt = NULL;
 	int ret = -1;
 
 	if (!v || !paths || !n)
@@ -1736,20 +1745,23 @@ int kvcs_touched_files(struct kvcs *v, const char *id, char ***paths,
 	*n = 0;
 	if (lookup_commit(v, id, &c) < 0)
 		return -1;
-	if (commit_diff(v, c, GIT_DIFF_SKIP_BINARY_CHECK, &d) < 0)
+	if (git_commit_tree(&t, c) < 0 ||
+	    (git_commit_parentcount(c) &&
+	     (git_commit_parent(&parent, c, 0) < 0 ||
+	      git_commit_tree(&pt, parent) < 0))) {
+		git_fail(v, "can't read the trees of %s and its parent", id);
 		goto out;
-	for (size_t i = 0; i < git_diff_num_deltas(d); i++) {
-		const git_diff_delta *dd = git_diff_get_delta(d, i);
-		const char *path = dd->new_file.path ? dd->new_file.path :
-				   dd->old_file.path;
-
-		if (path && (!s.n || strcmp(s.v[s.n - 1], path)))
-			strvec_push(&s, path);
+	}
+	if (tree_paths(v, t, pt, &s) < 0) {
+		git_fail(v, "can't diff %s against its parent", id);
+		goto out;
 	}
 	strvec_give(&s, paths, n);
 	ret = 0;
 out:
-	git_diff_free(d);
+	git_tree_free(t);
+	git_tree_free(pt);
+	git_commit_free(parent);
 	git_commit_free(c);
 	strvec_clear(&s);
 	return ret;
@@ -2372,6 +2384,19 @@ static int walk_trees(struct changes *ch, const git_tree *to,
 		ch->path.len = len;
 		ch->path.buf[len] = '\0';
 	}
+	return ret;
+}
+
+/* the paths where trees to and was (either may be NULL) differ, sorted */
+static int tree_paths(struct kvcs *v, const git_tree *to, const git_tree *was,
+		      struct strvec *paths)
+{
+	struct changes ch = { .v = v, .paths = paths };
+	int ret;
+
+	sbuf_init(&ch.path);
+	ret = walk_trees(&ch, to, was);
+	sbuf_free(&ch.path);
 	return ret;
 }
 

@@ -1576,7 +1576,8 @@ static void test_checkout_known_pairs(void **state)
 /*
  * The same for trees that change shape: a directory that comes and goes
  * whole, nested ones, a file that becomes a directory and back; and an
- * untracked file where a directory that comes whole has one.
+ * untracked file where a directory that comes whole has one. The files
+ * each commit touches are those git lists.
  */
 static void test_checkout_known_shapes(void **state)
 {
@@ -1608,6 +1609,24 @@ static void test_checkout_known_shapes(void **state)
 	}
 	set_ref(r, "refs/heads/main", &c);
 	v = open_ok(dir);
+	/* the files each commit touches, as git lists them */
+	for (size_t i = 0; i < 4; i++) {
+		struct sbuf out, mine;
+		char **p;
+		size_t np;
+
+		sbuf_init(&out);
+		sbuf_init(&mine);
+		assert_int_equal(run(&out, "git -C %s diff-tree --root --no-commit-id --name-only -r %s",
+				     dir, ids[i]), 0);
+		assert_int_equal(kvcs_touched_files(v, ids[i], &p, &np), 0);
+		for (size_t k = 0; k < np; k++)
+			sbuf_addf(&mine, "%s\n", p[k]);
+		assert_string_equal(sbuf_str(&mine), sbuf_str(&out));
+		kvcs_free_paths(p, np);
+		sbuf_free(&mine);
+		sbuf_free(&out);
+	}
 	assert_int_equal(kvcs_checkout(v, ids[0], true), 0);
 	assert_int_equal(kvcs_check_clean(v), 0);
 	checkout_pairs(v, dir, idp, 4);
