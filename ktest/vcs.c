@@ -2203,24 +2203,6 @@ int kvcs_check_clean(struct kvcs *v)
 	return ret;
 }
 
-/* Is the file at full (lstat'ed as st) already the blob id? */
-static bool is_blob(const char *full, const struct stat *st, const git_oid *id)
-{
-	git_oid have;
-	char link[4096];
-	ssize_t n;
-
-	if (S_ISREG(st->st_mode))
-		return !git_odb_hashfile(&have, full, GIT_OBJECT_BLOB) &&
-		       git_oid_equal(&have, id);
-	if (!S_ISLNK(st->st_mode))
-		return false;
-	n = readlink(full, link, sizeof(link));
-	return n >= 0 && (size_t)n < sizeof(link) &&
-	       !git_odb_hash(&have, link, (size_t)n, GIT_OBJECT_BLOB) &&
-	       git_oid_equal(&have, id);
-}
-
 /* Neither in the index nor ignored: a file of the user's. */
 static bool untracked(struct kvcs *v, git_index *idx, const char *path)
 {
@@ -2262,7 +2244,7 @@ static void in_the_way(struct kvcs *v, git_index *idx, const char *path,
 	if (!lstat(full, &st)) {
 		/* a tracked directory that becomes a file is a change */
 		if (S_ISDIR(st.st_mode) ? !tracked_dir(idx, path) :
-		    !is_blob(full, &st, id))
+		    !kvcs_is_blob(full, &st, id))
 			if (untracked(v, idx, path))
 				strvec_push(in_way, path);
 	} else if (errno == ENOTDIR) {

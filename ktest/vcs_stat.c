@@ -152,22 +152,29 @@ static void *scan_part(void *arg)
 	return NULL;
 }
 
-/* Is the file at path the entry's blob? (no filters: a filtered one is not) */
+bool kvcs_is_blob(const char *path, const struct stat *st, const git_oid *id)
+{
+	git_oid have;
+	char link[PATH_MAX];
+	ssize_t n;
+
+	if (S_ISREG(st->st_mode))
+		return !git_odb_hashfile(&have, path, GIT_OBJECT_BLOB) &&
+		       git_oid_equal(&have, id);
+	if (!S_ISLNK(st->st_mode))
+		return false;
+	n = readlink(path, link, sizeof(link));
+	return n >= 0 && (size_t)n < sizeof(link) &&
+	       !git_odb_hash(&have, link, (size_t)n, GIT_OBJECT_BLOB) &&
+	       git_oid_equal(&have, id);
+}
+
+/* Is the file at path the entry's blob? */
 static bool same_content(const char *path, const git_index_entry *e)
 {
-	git_oid id;
+	struct stat st;
 
-	if (e->mode == GIT_FILEMODE_LINK) {
-		char link[PATH_MAX];
-		ssize_t n = readlink(path, link, sizeof(link));
-
-		if (n < 0 || (size_t)n >= sizeof(link) ||
-		    git_odb_hash(&id, link, (size_t)n, GIT_OBJECT_BLOB) < 0)
-			return false;
-	} else if (git_odb_hashfile(&id, path, GIT_OBJECT_BLOB) < 0) {
-		return false;
-	}
-	return git_oid_equal(&id, &e->id);
+	return lstat(path, &st) == 0 && kvcs_is_blob(path, &st, &e->id);
 }
 
 static size_t nthreads(size_t n)

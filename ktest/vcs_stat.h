@@ -9,6 +9,9 @@
 #ifndef KTEST_VCS_STAT_H
 #define KTEST_VCS_STAT_H
 
+#include <stdbool.h>
+#include <sys/stat.h>
+
 #include <git2.h>
 
 /*
@@ -24,5 +27,12 @@
  * writes nothing.
  */
 int kvcs_stat_clean(git_repository *repo, git_oid *tree);
+
+/*
+ * Is the file at path (lstat'ed as st) the blob id, as git stores it (a
+ * symlink: its target's name)? No filters are applied: a filtered file
+ * is not.
+ */
+bool kvcs_is_blob(const char *path, const struct stat *st, const git_oid *id);
 
 #endif
