@@ -64,6 +64,7 @@ struct bis {
 	bool other;			/* the last run failed otherwise */
 	/* BISECT_SPECULATE: the marks so far, to ask what comes next */
 	struct kspec *spec;
+	struct kspec *side;		/* beside an in-place spec (speculate.h) */
 	struct kpool *pool;		/* BOXES: k commits at once... */
 	bool spread;			/* ... or one commit's runs at once */
 	struct spread *sp;		/* the commit whose runs are spread */
@@ -366,13 +367,17 @@ static void hist_add(struct bis *s, const char *id, enum kb_verdict v)
 	s->hv[s->nh++] = v;
 }
 
-/* The commit the bisect would test next if x were marked v (malloc'd). */
-static char *peek(struct bis *s, const char *x, enum kb_verdict v)
+/*
+ * The commit the bisect would test next if x[0..n) were marked v[0..n)
+ * (malloc'd), or NULL.
+ */
+static char *peek_n(struct bis *s, const char *const *x,
+		    const enum kb_verdict *v, size_t n)
 {
 	struct kbisect *t;
 	struct kb_step st;
 	char why[512], *next = NULL;
-	size_t n;
+	size_t got, i;
 
 	t = kbisect_new(&s->g, (const char *const *)s->goods, s->ngoods,
 			&s->kbo, why, sizeof(why));
@@ -380,13 +385,39 @@ static char *peek(struct bis *s, const char *x, enum kb_verdict v)
 		return NULL;
 	for (size_t k = 0; k < s->nh; k++)
 		kbisect_mark(t, s->hid[k], s->hv[k], why, sizeof(why));
-	if (kbisect_mark(t, x, v, why, sizeof(why)) == 0) {
-		kbisect_next(t, &st, 1, &n);
+	for (i = 0; i < n && x[i]; i++)
+		if (kbisect_mark(t, x[i], v[i], why, sizeof(why)))
+			break;
+	if (i == n) {
+		kbisect_next(t, &st, 1, &got);
 		if (st.kind == KB_TEST)
 			next = xstrdup(st.id);
 	}
 	kbisect_free(t);
 	return next;
+}
+
+/* The commit the bisect would test next if x were marked v (malloc'd). */
+static char *peek(struct bis *s, const char *x, enum kb_verdict v)
+{
+	return peek_n(s, &x, &v, 1);
+}
+
+/*
+ * The side build (speculate.h): the commit that comes next if the newest
+ * commit being built, X's own build or good's next in place, is bad.
+ */
+static void side_start(struct bis *s, const char *good_next)
+{
+	const char *x[2] = { s->spec_x, good_next };
+	const enum kb_verdict v[2] = { KB_GOOD, KB_BAD };
+	char *id;
+
+	if (!s->side)
+		return;
+	id = good_next ? peek_n(s, x, v, 2) : peek(s, s->spec_x, KB_BAD);
+	kspec_start(s->side, (const char *const *)&id, 1);
+	free(id);
 }
 
 /* X built: build what can come next (first if good) while the box has it. */
@@ -396,7 +427,8 @@ static void speculate_n(struct bis *s, size_t n)
 
 	s->spec_started = true;
 	ids[0] = peek(s, s->spec_x, KB_GOOD);
-	ids[1] = n > 1 ? peek(s, s->spec_x, KB_BAD) : NULL;
+	/* beside a side build, bad's next is the side's */
+	ids[1] = n > 1 && !s->side ? peek(s, s->spec_x, KB_BAD) : NULL;
 	kspec_start(s->spec, (const char *const *)ids, n);
 	free(ids[0]);
 	free(ids[1]);
@@ -425,11 +457,22 @@ static void spec_up(void *ctx)
 static void spec_booted(void *ctx)
 {
 	struct bis *s = ctx;
+	char *good_next;
 
 	if (s->spec_up_ms)
 		s->spec_boot_ms = (long)(kclock_ms() - s->spec_up_ms);
 	if (!s->spec_started)
 		speculate_n(s, 1);
+	/*
+	 * X is most likely good now: the side build goes from bad's next to
+	 * what comes after good's next if that one is bad
+	 */
+	if (s->side) {
+		good_next = peek(s, s->spec_x, KB_GOOD);
+		if (good_next)
+			side_start(s, good_next);
+		free(good_next);
+	}
 }
 
 static void spec_stop(void *ctx)
@@ -552,6 +595,7 @@ static int run_once(struct bis *s, const char *id, const char *kind, int run,
 			s->spec_started = false;
 			s->spec_early = s->spec_boot_ms > 0 &&
 				s->spec_boot_ms >= s->spec_build_ms;
+			side_start(s, NULL);
 		}
 	}
 	if (s->sp) {
@@ -800,6 +844,28 @@ static int judge(struct bis *s, const char *id, const char *kind,
 	return 0;
 }
 
+/*
+ * Before the step of id: the build ahead that is not of id stops first,
+ * so the CPUs go to the one that is. The side build goes on when it
+ * builds what comes after id if id is bad (it started when id's build
+ * did).
+ */
+static void settle_specs(struct bis *s, const char *id)
+{
+	char *after_bad;
+
+	if (kspec_building(s->side, id)) {
+		kspec_settle(s->spec, id);
+		kspec_settle(s->side, id);
+		return;
+	}
+	after_bad = s->side ? peek(s, id, KB_BAD) : NULL;
+	if (!kspec_building(s->side, after_bad))
+		kspec_settle(s->side, id);
+	free(after_bad);
+	kspec_settle(s->spec, id);
+}
+
 /* One candidate: its runs decide its mark. */
 static int test_one(struct bis *s, const struct kb_step *st, enum kb_verdict *m)
 {
@@ -808,7 +874,7 @@ static int test_one(struct bis *s, const struct kb_step *st, enum kb_verdict *m)
 	enum kfl_decision d;
 
 	s->left = (long)st->left;
-	kspec_settle(s->spec, st->id);
+	settle_specs(s, st->id);
 	if (judge(s, st->id, "bisect", measure, st->steps, &d))
 		return -1;
 	if (d == KFL_SKIP)
@@ -1399,8 +1465,10 @@ static int loop(struct bis *s)
 				return -1;
 			kbisect_next(s->fb, st, 1, &n);
 		}
-		if (st->kind != KB_TEST)	/* BUILD_DIR is ours again */
+		if (st->kind != KB_TEST) {	/* BUILD_DIR is ours again */
+			kspec_settle(s->side, NULL);
 			kspec_settle(s->spec, NULL);
+		}
 		switch (st->kind) {
 		case KB_FOUND:
 			ret = found(s, st->id);
@@ -1523,6 +1591,7 @@ static void bis_free(struct bis *s)
 	free(s->crash);
 	pcre2_match_data_free(s->crash_md);
 	pcre2_code_free(s->crash_re);
+	kspec_free(s->side);
 	kspec_free(s->spec);
 	kpool_free(s->pool);
 	for (size_t k = 0; k < s->nh; k++)
@@ -1713,6 +1782,9 @@ int krun_bisect(struct krun *r)
 		s.spec = kspec_new(r, bt, in_place, why, sizeof(why));
 		if (!s.spec)
 			krun_print(r, "BISECT_SPECULATE: not speculating: %s\n", why);
+		else if (s.spec->in_place &&
+			 krun_int(r, KOPT_BISECT_SPECULATE_SIDE, 1) != 0)
+			s.side = kspec_new_side(r, bt);
 		free(bt);
 	}
 	if (s.reverse)

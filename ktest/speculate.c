@@ -9,6 +9,7 @@
  * its make too.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,20 @@ struct kspec *kspec_new(struct krun *r, const char *build_type, bool in_place,
 		reclaim(sp);
 	}
 	sp->log = xasprintf("%s/spec.log", r->state_dir);
+	return sp;
+}
+
+struct kspec *kspec_new_side(struct krun *r, const char *build_type)
+{
+	struct kspec *sp = xcalloc(1, sizeof(*sp));
+
+	sp->r = r;
+	sp->build_type = xstrdup(build_type);
+	sp->idle = true;
+	sp->src = xasprintf("%s/spec-src", r->state_dir);
+	sp->out = xasprintf("%s/spec-out", r->state_dir);
+	reclaim(sp);
+	sp->log = xasprintf("%s/spec-side.log", r->state_dir);
 	return sp;
 }
 
@@ -208,6 +223,13 @@ static void child(struct kspec *sp, const char *output_dir)
 	if (!log)
 		_exit(1);
 	setvbuf(log, NULL, _IOLBF, 0);
+	if (sp->idle) {
+		/* make and its compilers inherit it */
+		struct sched_param prio = { .sched_priority = 0 };
+
+		if (sched_setscheduler(0, SCHED_IDLE, &prio) < 0)
+			fprintf(log, "spec: SCHED_IDLE: %s\n", strerror(errno));
+	}
 	for (size_t i = 0; i < sp->nids; i++) {
 		const char *id = sp->ids[i];
 		struct kbuild_opts b = { 0 };
@@ -239,7 +261,8 @@ static void child(struct kspec *sp, const char *output_dir)
 		b.add_config = krun_opt(r, KOPT_ADD_CONFIG);
 		b.noclean = krun_bool(r, KOPT_BUILD_NOCLEAN);
 		b.timeout_ms = krun_int(r, KOPT_RUN_TIMEOUT, 0) * 1000;
-		b.log = xasprintf("%s/spec-build-%d.log", r->state_dir, (int)i);
+		b.log = xasprintf("%s/spec-%sbuild-%d.log", r->state_dir,
+				  sp->idle ? "side-" : "", (int)i);
 		fprintf(log, "spec: building %s\n", id);
 		kbuild_run(&b, &br);
 		fprintf(log, "spec: %s: %s%s\n", id,
@@ -272,22 +295,50 @@ static void stop(struct kspec *sp)
 	sp->pid = 0;
 }
 
+bool kspec_building(const struct kspec *sp, const char *id)
+{
+	for (size_t i = 0; sp && sp->pid && id && i < sp->nids; i++)
+		if (!strcmp(sp->ids[i], id))
+			return true;
+	return false;
+}
+
+/* Is the child still at work on exactly ids[0..n) (as kept)? */
+static bool same_work(struct kspec *sp, char ids[2][41], size_t n)
+{
+	if (!sp->pid || n != sp->nids)
+		return false;
+	if (waitpid(sp->pid, NULL, WNOHANG) == sp->pid) {
+		sp->pid = 0;
+		return false;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ids[i], sp->ids[i]))
+			return false;
+	return true;
+}
+
 void kspec_start(struct kspec *sp, const char *const *ids, size_t n)
 {
 	const char *out = krun_opt(sp->r, KOPT_OUTPUT_DIR);
 	struct kbc_key k;
 	pid_t pid, parent;
+	char want[2][41];
+	size_t nw = 0;
 
-	stop(sp);
-	sp->nids = 0;
-	for (size_t i = 0; i < n && sp->nids < 2; i++) {
+	for (size_t i = 0; i < n && nw < 2; i++) {
 		if (!ids[i])
 			continue;
 		key_of(sp, ids[i], &k);
 		if (kbc_has(&k))
 			continue;
-		snprintf(sp->ids[sp->nids++], sizeof(sp->ids[0]), "%s", ids[i]);
+		snprintf(want[nw++], sizeof(want[0]), "%s", ids[i]);
 	}
+	if (same_work(sp, want, nw))
+		return;
+	stop(sp);
+	sp->nids = nw;
+	memcpy(sp->ids, want, sizeof(want));
 	if (!sp->nids || !out)
 		return;
 	fflush(NULL);		/* nothing of ours is written twice */
@@ -308,7 +359,8 @@ void kspec_start(struct kspec *sp, const char *const *ids, size_t n)
 	krun_print(sp->r, "Speculating: building %.12s%s%.12s in the background%s (%s)\n",
 		   sp->ids[0], sp->nids > 1 ? " and " : "",
 		   sp->nids > 1 ? sp->ids[1] : "",
-		   sp->in_place ? ", in BUILD_DIR and OUTPUT_DIR (the box has the kernel)" : "",
+		   sp->in_place ? ", in BUILD_DIR and OUTPUT_DIR (the box has the kernel)" :
+		   sp->idle ? ", in its own work tree at idle priority" : "",
 		   sp->log);
 }
 

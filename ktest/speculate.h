@@ -19,6 +19,7 @@
 #ifndef KTEST_SPECULATE_H
 #define KTEST_SPECULATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -29,6 +30,7 @@ struct kspec {
 	char *build_type;	/* what the bisect's steps build with */
 	char *src, *out, *log;	/* STATE_DIR/spec-src, spec-out, spec.log */
 	bool in_place;		/* src, out: BUILD_DIR, OUTPUT_DIR */
+	bool idle;		/* builds at SCHED_IDLE (kspec_new_side) */
 	pid_t pid;		/* the child building, or 0 */
 	char ids[2][41];	/* what it builds, in order */
 	size_t nids;
@@ -42,8 +44,25 @@ struct kspec {
 struct kspec *kspec_new(struct krun *r, const char *build_type, bool in_place,
 			char *why, size_t len);
 
-/* After X was built: build ids (at most 2; NULL ones skipped) in a child. */
+/*
+ * Beside an in-place one: builds in STATE_DIR/spec-src and spec-out at
+ * SCHED_IDLE, on the CPU time that the step's own build, the box's boot
+ * and the build ahead in place leave (an incremental kernel build keeps
+ * about 1.3 of 2 CPUs busy: its links are serial). It builds the commit
+ * that comes next if the newest commit being built turns out bad, so a
+ * bad verdict, which a build ahead in place does not serve, finds its
+ * next build done or mostly done. Its first build there is a whole one.
+ */
+struct kspec *kspec_new_side(struct krun *r, const char *build_type);
+
+/*
+ * After X was built: build ids (at most 2; NULL ones skipped) in a child.
+ * A child already building exactly these goes on.
+ */
 void kspec_start(struct kspec *sp, const char *const *ids, size_t n);
+
+/* Is id one of what the child builds now? */
+bool kspec_building(const struct kspec *sp, const char *id);
 
 /*
  * Before a step of id: wait until the child has id in the cache (then stop

@@ -392,7 +392,8 @@ check "the tree is back at e5 with nothing left over" \
 # 9. BISECT_SPECULATE: the next commits are built while the box boots;
 # the same steps, verdicts and answer as without. A boot bisect with one
 # run a commit builds them in place once the box has the kernel (its
-# POWER_CYCLE read the image); with BISECT_TRIES, in a work tree of its own
+# POWER_CYCLE read the image), and the side build beside it; with
+# BISECT_TRIES, in a work tree of its own
 steps_of() { jq -c '[.tests[0].steps[] | [.commit, .verdict]]' "$1/report.json"; }
 # spec_pair TAG EXTRA...: the bisect without and with BISECT_SPECULATE
 # (st-nospecTAG, st-specTAG), c5 failing every boot: the same answer and
@@ -415,22 +416,50 @@ spec_pair() {
 		test "$(steps_of "st-spec$tag")" = "$(steps_of "st-nospec$tag")"
 }
 rm -f mode
-spec_pair ""
+# policy.sh, MAKE_CMD: notes each make's scheduling policy and output dir
+cat >policy.sh <<'POLICY'
+echo "$(chrt -p $$ | sed -n 's/.*policy: //p') $*" >>"$POLICIES"
+exec make "$@"
+POLICY
+export POLICIES="$T/policies"
+rm -f policies
+spec_pair "" "MAKE_CMD = sh $T/policy.sh"
 check "the next commits were built in the background, in place" \
 	grep -q '^Speculating: building [0-9a-f]\{12\}.* in BUILD_DIR and OUTPUT_DIR (the box has the kernel)' out
 check "and later steps took their build from the cache ($(grep -c 'taken from the build cache' out) of them)" \
 	grep -q 'taken from the build cache' out
-check "no work tree was made" test ! -e st-spec/spec-src
 check "BUILD_DIR is back where it was ($(name "$head_before")), clean" \
 	sh -c "test -z \"\$(git -C $src status --porcelain)\" && test \"\$(git -C $src rev-parse HEAD)\" = $head_before"
+# the side build (BISECT_SPECULATE_SIDE, on unless 0): from the start of
+# each step's build, bad's next, in a work tree of its own at SCHED_IDLE
+check "the side build built in its own work tree ($(grep -c ': built ' st-spec/spec-side.log 2>/dev/null) builds)" \
+	sh -c "grep -q '^Speculating: building [0-9a-f]\{12\} in the background, in its own work tree at idle priority' out &&
+		git -C $src worktree list | grep -q '^$T/st-spec/spec-src ' && grep -q ': built ' st-spec/spec-side.log"
+# side_used: the first step whose build, from the cache, the side made
+side_used() {
+	awk '/^Bisecting:/ { n++ } /taken from the build cache/ { print $2 }' out | tr -d : |
+		while read -r id; do
+			grep -q "^spec: $id[0-9a-f]*: built" st-spec/spec-side.log && echo "$id"
+		done | head -n 1
+}
+used=$(side_used)
+check "a step took the side's build from the cache (${used:-none})" test -n "$used"
+check "its makes ran at SCHED_IDLE, the step's own and the in-place ones not ($(sort policies | uniq -c | tr -s ' \n' ' '))" \
+	sh -c "grep -q '^SCHED_IDLE .*spec-out' policies && ! grep -v 'spec-out' policies | grep -q SCHED_IDLE &&
+		! grep 'spec-out' policies | grep -qv '^SCHED_IDLE'"
+spec_pair 0 "BISECT_SPECULATE_SIDE = 0"
+check "BISECT_SPECULATE_SIDE = 0: no work tree was made" \
+	sh -c "test ! -e st-spec0/spec-src && ! grep -q 'at idle priority' out"
 # when builds ahead start, in place: at SUCCESS_LINE while boots are
 # short against builds (here, the kernel prints its login line at once),
 # and at the kernel's first line once a boot took as long from there to
 # its login line as a build (here the box waits 1 s after its banner;
-# the fake builds take milliseconds)
-# before_spec: the line before each "Speculating" line of out;
+# the fake builds take milliseconds). Without the side build: with it,
+# the steps after the first take their builds from the cache, and the
+# build time the rule compares with stays the first step's
+# before_spec: the line before each in-place "Speculating" line of out;
 # spec_at LINE [FROM]: there are such lines (from the FROMth on), all LINE
-before_spec() { grep -B1 '^Speculating' out | grep -v '^Speculating' | grep -v '^--'; }
+before_spec() { grep -B1 '^Speculating.*in BUILD_DIR' out | grep -v '^Speculating' | grep -v '^--'; }
 spec_at() {
 	before_spec | tail -n +"${2:-1}" >spec-at
 	test -s spec-at && ! grep -qv "$1" spec-at
@@ -456,7 +485,7 @@ SLOWBOOT
 sed "s|$T/build-out/arch/x86/boot/bzImage|$T/loaded|g" boot.sh >loadedboot.sh
 echo 100 >rate
 fresh 7
-conf st-slowboot "BISECT_SPECULATE = 1" |
+conf st-slowboot "BISECT_SPECULATE = 1" "BISECT_SPECULATE_SIDE = 0" |
 	sed "s|^POWER_CYCLE = .*|POWER_CYCLE = sh $T/slowboot.sh|" >slowboot.conf
 run_ktest slowboot.conf
 rm -f rate
@@ -464,7 +493,7 @@ check "a 1 s boot: c5, as without BISECT_SPECULATE (exit $rc)" \
 	test "$(culprit st-slowboot)" = "$c5" -a "$(steps_of st-slowboot)" = "$(steps_of st-nospec)"
 check "the first build ahead starts at the login line (no boot measured yet)" \
 	test "$(before_spec | head -n 1)" = "box login:"
-check "later ones at the kernel's first line ($(before_spec | grep -c 'Linux version') of $(grep -c '^Speculating' out))" \
+check "later ones at the kernel's first line ($(before_spec | grep -c 'Linux version') of $(grep -c '^Speculating.*in BUILD_DIR' out))" \
 	spec_at 'Linux version' 2
 
 spec_pair 2 "BISECT_TRIES = 2"
@@ -564,6 +593,7 @@ rm -f slow cycles overlap
 fresh 7
 echo 100 >rate
 conf st-retry "BISECT_SPECULATE = 1" "MAKE_CMD = sh $T/slowmake.sh" \
+	"BISECT_SPECULATE_SIDE = 0" \
 	"MAX_MONITOR_WAIT = 2" "TIMEOUT = 30" "BOOTED_TIMEOUT = 30" |
 	sed "s|^POWER_CYCLE = .*|POWER_CYCLE = sh $T/hangfirst.sh|" >retry.conf
 "$KTEST" retry.conf >retry.out 2>&1 </dev/null &
