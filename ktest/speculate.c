@@ -9,6 +9,7 @@
  * its make too.
  */
 #include <errno.h>
+#include <linux/ioprio.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -214,6 +216,22 @@ static void log_line(void *ctx, const char *line, size_t len)
 	fprintf(ctx, "spec: %.*s\n", (int)len, line);
 }
 
+/*
+ * The side build: CPU time only when nothing else wants it, and the
+ * disk's idle class (where the I/O scheduler has classes: BFQ). make and
+ * its compilers inherit both.
+ */
+static void go_idle(FILE *log)
+{
+	struct sched_param prio = { .sched_priority = 0 };
+
+	if (sched_setscheduler(0, SCHED_IDLE, &prio) < 0)
+		fprintf(log, "spec: SCHED_IDLE: %s\n", strerror(errno));
+	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0,
+		    IOPRIO_PRIO_VALUE(IOPRIO_CLASS_IDLE, 0)) < 0)
+		fprintf(log, "spec: I/O idle class: %s\n", strerror(errno));
+}
+
 static void child(struct kspec *sp, const char *output_dir)
 {
 	struct krun *r = sp->r;
@@ -223,13 +241,8 @@ static void child(struct kspec *sp, const char *output_dir)
 	if (!log)
 		_exit(1);
 	setvbuf(log, NULL, _IOLBF, 0);
-	if (sp->idle) {
-		/* make and its compilers inherit it */
-		struct sched_param prio = { .sched_priority = 0 };
-
-		if (sched_setscheduler(0, SCHED_IDLE, &prio) < 0)
-			fprintf(log, "spec: SCHED_IDLE: %s\n", strerror(errno));
-	}
+	if (sp->idle)
+		go_idle(log);
 	for (size_t i = 0; i < sp->nids; i++) {
 		const char *id = sp->ids[i];
 		struct kbuild_opts b = { 0 };

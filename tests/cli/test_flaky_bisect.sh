@@ -418,7 +418,7 @@ spec_pair() {
 rm -f mode
 # policy.sh, MAKE_CMD: notes each make's scheduling policy and output dir
 cat >policy.sh <<'POLICY'
-echo "$(chrt -p $$ | sed -n 's/.*policy: //p') $*" >>"$POLICIES"
+echo "$(chrt -p $$ | sed -n 's/.*policy: //p') $(ionice -p $$ | cut -d: -f1) $*" >>"$POLICIES"
 exec make "$@"
 POLICY
 export POLICIES="$T/policies"
@@ -444,9 +444,9 @@ side_used() {
 }
 used=$(side_used)
 check "a step took the side's build from the cache (${used:-none})" test -n "$used"
-check "its makes ran at SCHED_IDLE, the step's own and the in-place ones not ($(sort policies | uniq -c | tr -s ' \n' ' '))" \
-	sh -c "grep -q '^SCHED_IDLE .*spec-out' policies && ! grep -v 'spec-out' policies | grep -q SCHED_IDLE &&
-		! grep 'spec-out' policies | grep -qv '^SCHED_IDLE'"
+check "its makes ran at SCHED_IDLE in the I/O idle class, the step's own and the in-place ones not ($(sort policies | uniq -c | tr -s ' \n' ' '))" \
+	sh -c "grep -q '^SCHED_IDLE idle .*spec-out' policies && ! grep -v 'spec-out' policies | grep -q idle &&
+		! grep 'spec-out' policies | grep -qv '^SCHED_IDLE idle '"
 spec_pair 0 "BISECT_SPECULATE_SIDE = 0"
 check "BISECT_SPECULATE_SIDE = 0: no work tree was made" \
 	sh -c "test ! -e st-spec0/spec-src && ! grep -q 'at idle priority' out"
