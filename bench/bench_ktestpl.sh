@@ -163,11 +163,12 @@ EOF
 }
 
 # boxes2's state directory outlives the run (box 2's tree and build), as
-# does the pipelined patchcheck's (its box's tree)
+# does the pipelined runs' (the patchcheck's box's tree, the bisect's side
+# build's tree and output directory)
 state_of() {
 	if [ "$2" = boxes2 ]; then
 		echo "$LAB/bench-boxes2"
-	elif [ "$2" = pipelined ] && [ "${t:-}" = patchcheck ]; then
+	elif [ "$2" = pipelined ] && [ "${t:-}" != flaky ]; then
 		echo "$LAB/bench-pipeline"
 	else
 		echo "$1/state"
@@ -184,6 +185,23 @@ add_tree() {
 	git -C "$SERIES_TREE" worktree prune
 	git -C "$SERIES_TREE" worktree add -q -f --detach "$1/box-$2/src" "$S32" ||
 		echo "bench_ktestpl: cannot add $1/box-$2/src: ktest adds it in the run" >&2
+}
+
+# the pipelined bisect's side build (speculate.h): its work tree and output
+# directory as warm as OUTPUT_DIR, as a second bisect in the same
+# STATE_DIR finds them
+warm_side() {
+	st=$LAB/bench-pipeline
+	if [ ! -e "$st/spec-src/.git" ]; then
+		echo "bench_ktestpl: adding the side build's work tree in $st (untimed)" >&2
+		rm -rf "$st/spec-src"
+		mkdir -p "$st"
+		git -C "$SERIES_TREE" worktree prune
+		git -C "$SERIES_TREE" worktree add -q -f --detach "$st/spec-src" "$S32" ||
+			return 0
+	fi
+	git -C "$st/spec-src" checkout -q -f --detach "$S32" 2>/dev/null || return 0
+	warm_up "$st/spec-src" "$st/spec-out" "the side build's "
 }
 
 # box 2 of boxes2 as warm as OUTPUT_DIR: its work tree at s32, built
@@ -289,11 +307,12 @@ run_one() {
 	sh "$top/tests/lab/series.sh" tree >/dev/null
 	warm_up "$SERIES_TREE" "$outdir"
 	[ "$tool" = boxes2 ] && warm_box2 "$t"
-	# nothing of the last pipelined patchcheck but its box's work tree
-	if [ "$tool" = pipelined ] && [ "$t" = patchcheck ]; then
+	# nothing of the last pipelined run but its work trees and builds
+	if [ "$tool" = pipelined ] && [ "$t" != flaky ]; then
 		rm -rf "$LAB/bench-pipeline/journal" "$LAB/bench-pipeline/journal".* \
 			"$LAB/bench-pipeline/build-cache" "$LAB/bench-pipeline/report.json"
-		add_tree "$LAB/bench-pipeline" 1
+		[ "$t" = patchcheck ] && add_tree "$LAB/bench-pipeline" 1
+		[ "$t" = bisect ] && warm_side
 	fi
 	mkdir -p "$d/box"
 	if is_ours "$tool"; then
@@ -527,8 +546,11 @@ for t in $tests; do
 	r=$(row "$t" pipelined)
 	if [ -n "$r" ]; then
 		set -- $r
+		# its own make counts the builds ahead, slower beside the step's
+		# own, so also: against 1 box's make + boot, the serial work
 		echo "  pipelined: wall < its make + boot: $(met "$3" "$(echo "$5 + $7" | bc)")," \
-			"$(ratio "$3" "$ow") of 1 box"
+			"$(ratio "$3" "$ow") of 1 box; against 1 box's make + boot:" \
+			"$(echo "$om + $obs" | bc | sed 's/^\./0./') s, $(ratio "$3" "$(echo "$om + $obs" | bc)")"
 	fi
 	r=$(row "$t" boxes2)
 	if [ -n "$r" ]; then
