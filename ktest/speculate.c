@@ -31,7 +31,8 @@
 #include "ktest/speculate.h"
 #include "ktest/vcs.h"
 
-#define POLL_MS 100
+/* How often a step waiting for a build ahead looks in the cache (a stat). */
+#define POLL_MS 20
 
 static void key_of(struct kspec *sp, const char *id, struct kbc_key *k)
 {
