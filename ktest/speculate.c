@@ -33,6 +33,8 @@
 
 /* How often a step waiting for a build ahead looks in the cache (a stat). */
 #define POLL_MS 20
+/* How long kspec_start waits for a child told to stop to end. */
+#define DYING_WAIT_MS 300
 
 static void key_of(struct kspec *sp, const char *id, struct kbc_key *k)
 {
@@ -298,14 +300,44 @@ static void child(struct kspec *sp, const char *output_dir)
 	_exit(0);
 }
 
+/* Has the child told to stop ended? Waits at most ms for it. */
+static bool dying_gone(struct kspec *sp, long ms)
+{
+	struct timespec ts = { 0, 10 * 1000000L };
+
+	for (long t = 0; sp->dying; t += 10) {
+		pid_t w = waitpid(sp->dying, NULL, WNOHANG);
+
+		if (w == sp->dying || (w < 0 && errno != EINTR)) {
+			sp->dying = 0;
+			break;
+		}
+		if (t >= ms)
+			return false;
+		nanosleep(&ts, NULL);
+	}
+	return true;
+}
+
+/*
+ * Stops the child. In place, waited for: the step uses BUILD_DIR and
+ * OUTPUT_DIR next. Else only told: it may be adding its work tree, the
+ * whole tree's checkout, which it finishes first (a minute on a kernel
+ * tree, at idle priority longer), and nothing but the next child uses
+ * its directories (kspec_start waits for it).
+ */
 static void stop(struct kspec *sp)
 {
 	if (!sp->pid)
 		return;
 	kill(-sp->pid, SIGTERM);
 	kill(sp->pid, SIGTERM);
-	while (waitpid(sp->pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	if (sp->in_place) {
+		while (waitpid(sp->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	} else {
+		sp->dying = sp->pid;
+	}
 	sp->pid = 0;
 }
 
@@ -351,6 +383,14 @@ void kspec_start(struct kspec *sp, const char *const *ids, size_t n)
 	if (same_work(sp, want, nw))
 		return;
 	stop(sp);
+	sp->nids = 0;
+	/*
+	 * A child stopped a moment ago is gone in milliseconds (its make
+	 * stopped), unless it is in a checkout: then nothing is started
+	 * now, and the next call tries again
+	 */
+	if (!dying_gone(sp, DYING_WAIT_MS))
+		return;
 	sp->nids = nw;
 	memcpy(sp->ids, want, sizeof(want));
 	if (!sp->nids || !out)
@@ -428,6 +468,13 @@ void kspec_free(struct kspec *sp)
 	if (!sp)
 		return;
 	stop(sp);
+	if (!dying_gone(sp, 1000)) {
+		krun_print(sp->r, "BISECT_SPECULATE: waiting for the checkout in %s to end (a work tree is added whole once)\n",
+			   sp->src);
+		while (waitpid(sp->dying, NULL, 0) < 0 && errno == EINTR)
+			;
+		sp->dying = 0;
+	}
 	free(sp->build_type);
 	free(sp->src);
 	free(sp->out);

@@ -32,6 +32,7 @@ struct kspec {
 	bool in_place;		/* src, out: BUILD_DIR, OUTPUT_DIR */
 	bool idle;		/* builds at SCHED_IDLE (kspec_new_side) */
 	pid_t pid;		/* the child building, or 0 */
+	pid_t dying;		/* not in place: a child told to stop */
 	char ids[2][41];	/* what it builds, in order */
 	size_t nids;
 };
