@@ -10,11 +10,13 @@
  *
  * Where: in place (BUILD_DIR and OUTPUT_DIR themselves) once the box has
  * X's kernel, when nothing of the step reads them again (a boot bisect,
- * one run a commit): incremental builds. Otherwise in a work tree and an
- * output directory of their own (STATE_DIR/spec-src, spec-out), started
- * right after X's build: their first build is a whole one (the kernel's
- * commands name the source tree, so none of OUTPUT_DIR's objects serve);
- * they stay for the next bisect, whose builds there are incremental.
+ * one run a commit): incremental builds, with the side build beside them
+ * (kspec_new_side) for the commits a bad verdict needs. Otherwise in a
+ * work tree and an output directory of their own (STATE_DIR/spec-src,
+ * spec-out), started right after X's build: their first build is a whole
+ * one (the kernel's commands name the source tree, so none of
+ * OUTPUT_DIR's objects serve); they stay for the next bisect, whose
+ * builds there are incremental.
  */
 #ifndef KTEST_SPECULATE_H
 #define KTEST_SPECULATE_H
