@@ -420,8 +420,12 @@ static void side_start(struct bis *s, const char *good_next)
 	free(id);
 }
 
-/* X built: build what can come next (first if good) while the box has it. */
-static void speculate_n(struct bis *s, size_t n)
+/*
+ * X built: build what can come next (first if good) while the box has it;
+ * with side_too, the side build then goes from bad's next to what comes
+ * after good's next if that one is bad (X is most likely good now).
+ */
+static void speculate_side(struct bis *s, size_t n, bool side_too)
 {
 	char *ids[2];
 
@@ -429,9 +433,17 @@ static void speculate_n(struct bis *s, size_t n)
 	ids[0] = peek(s, s->spec_x, KB_GOOD);
 	/* beside a side build, bad's next is the side's */
 	ids[1] = n > 1 && !s->side ? peek(s, s->spec_x, KB_BAD) : NULL;
-	kspec_start(s->spec, (const char *const *)ids, n);
+	if (n)
+		kspec_start(s->spec, (const char *const *)ids, n);
+	if (side_too && ids[0])
+		side_start(s, ids[0]);
 	free(ids[0]);
 	free(ids[1]);
+}
+
+static void speculate_n(struct bis *s, size_t n)
+{
+	speculate_side(s, n, false);
 }
 
 static void speculate(void *ctx)
@@ -457,22 +469,11 @@ static void spec_up(void *ctx)
 static void spec_booted(void *ctx)
 {
 	struct bis *s = ctx;
-	char *good_next;
 
 	if (s->spec_up_ms)
 		s->spec_boot_ms = (long)(kclock_ms() - s->spec_up_ms);
-	if (!s->spec_started)
-		speculate_n(s, 1);
-	/*
-	 * X is most likely good now: the side build goes from bad's next to
-	 * what comes after good's next if that one is bad
-	 */
-	if (s->side) {
-		good_next = peek(s, s->spec_x, KB_GOOD);
-		if (good_next)
-			side_start(s, good_next);
-		free(good_next);
-	}
+	/* started at the first line already: only the side moves on */
+	speculate_side(s, s->spec_started ? 0 : 1, true);
 }
 
 static void spec_stop(void *ctx)

@@ -57,6 +57,27 @@ static void reclaim(struct kspec *sp)
 		krun_print(sp->r, "BISECT_SPECULATE: %s\n", kvcs_error(v));
 }
 
+static struct kspec *alloc(struct krun *r, const char *build_type,
+			   bool in_place, bool idle)
+{
+	struct kspec *sp = xcalloc(1, sizeof(*sp));
+
+	sp->r = r;
+	sp->build_type = xstrdup(build_type);
+	sp->in_place = in_place;
+	sp->idle = idle;
+	if (in_place) {
+		sp->src = xstrdup(krun_opt(r, KOPT_BUILD_DIR));
+		sp->out = xstrdup(krun_opt(r, KOPT_OUTPUT_DIR));
+	} else {
+		sp->src = xasprintf("%s/spec-src", r->state_dir);
+		sp->out = xasprintf("%s/spec-out", r->state_dir);
+		reclaim(sp);
+	}
+	sp->log = xasprintf("%s/spec%s.log", r->state_dir, idle ? "-side" : "");
+	return sp;
+}
+
 struct kspec *kspec_new(struct krun *r, const char *build_type, bool in_place,
 			char *why, size_t len)
 {
@@ -65,7 +86,6 @@ struct kspec *kspec_new(struct krun *r, const char *build_type, bool in_place,
 	const char *files = krun_opt(r, KOPT_BISECT_FILES);
 	const char *bd = krun_opt(r, KOPT_BUILD_DIR);
 	const char *od = krun_opt(r, KOPT_OUTPUT_DIR);
-	struct kspec *sp;
 
 	if ((pre && *pre) || (post && *post)) {
 		snprintf(why, len, "PRE_BUILD or POST_BUILD is set: a build elsewhere would not be the same build");
@@ -75,34 +95,12 @@ struct kspec *kspec_new(struct krun *r, const char *build_type, bool in_place,
 		snprintf(why, len, "BISECT_FILES is set");
 		return NULL;
 	}
-	sp = xcalloc(1, sizeof(*sp));
-	sp->r = r;
-	sp->build_type = xstrdup(build_type);
-	sp->in_place = in_place && bd && od;
-	if (sp->in_place) {
-		sp->src = xstrdup(bd);
-		sp->out = xstrdup(od);
-	} else {
-		sp->src = xasprintf("%s/spec-src", r->state_dir);
-		sp->out = xasprintf("%s/spec-out", r->state_dir);
-		reclaim(sp);
-	}
-	sp->log = xasprintf("%s/spec.log", r->state_dir);
-	return sp;
+	return alloc(r, build_type, in_place && bd && od, false);
 }
 
 struct kspec *kspec_new_side(struct krun *r, const char *build_type)
 {
-	struct kspec *sp = xcalloc(1, sizeof(*sp));
-
-	sp->r = r;
-	sp->build_type = xstrdup(build_type);
-	sp->idle = true;
-	sp->src = xasprintf("%s/spec-src", r->state_dir);
-	sp->out = xasprintf("%s/spec-out", r->state_dir);
-	reclaim(sp);
-	sp->log = xasprintf("%s/spec-side.log", r->state_dir);
-	return sp;
+	return alloc(r, build_type, false, true);
 }
 
 /*
