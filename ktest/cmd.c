@@ -425,6 +425,32 @@ int kcmd_stop_running(void)
 	return 1;
 }
 
+/*
+ * spawn(), the group made running_pgid and noted, with signals held: a
+ * SIGTERM that came while posix_spawn ran (it blocks them) was handled
+ * once it returned, before running_pgid was set, and the handler's
+ * kcmd_stop_running() left the new group running, not even noted (a
+ * pool's box whose ktest was SIGKILLed: its make went on, and cleaned
+ * OUTPUT_DIR under the next run's build).
+ */
+static int spawn_noted(struct kcmd_child *c, const char *const *argv,
+		       bool path, const struct kcmd_opts *o,
+		       char note[KLEFT_NAME_MAX])
+{
+	sigset_t all, old;
+	int ret;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	ret = spawn(c, argv, path, o);
+	if (!ret) {
+		running_pgid = c->pid;
+		kleft_note(c->pid, note);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
 void kcmd_after_fork(void)
 {
 	running_pgid = 0;
@@ -455,10 +481,8 @@ static int run(const char *const *argv, bool path, const struct kcmd_opts *o,
 	r->status = -1;
 	c.on_line = o->on_line;
 	c.ctx = o->ctx;
-	if (spawn(&c, argv, path, o) < 0)
+	if (spawn_noted(&c, argv, path, o, note) < 0)
 		return -1;
-	running_pgid = c.pid;
-	kleft_note(c.pid, note);
 	c.buf = xmalloc(KCMD_LINE_MAX + 1);
 	deadline = o->timeout_ms > 0 ? start + o->timeout_ms : 0;
 
