@@ -28,6 +28,9 @@ expect_rc() {
 	if [ "$rc" -eq "$1" ]; then ok "$2"; else
 		not_ok "$2 (exit $rc, wanted $1)"
 		sed 's/^/# /' "$KTEST_TMP/err" | head -n 20
+		# what ktest said last (its messages go to stdout)
+		[ -s "$KTEST_TMP/err" ] ||
+			tail -n 20 "$KTEST_TMP/out" | sed 's/^/# out: /'
 	fi
 }
 
