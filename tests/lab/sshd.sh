@@ -109,19 +109,27 @@ start() {
 		CONF
 		"$SSHD" -t -f "$dir/sshd_config" || die "bad sshd_config"
 
-		rm -f "$dir/sshd.pid"
-		# Without -D, sshd binds, then daemonises, then writes PidFile:
-		# exit 0 means the port is ours.
-		if "$SSHD" -f "$dir/sshd_config" -E "$dir/sshd.log"; then
-			break
-		fi
-	done
-
-	i=0
-	while [ ! -s "$dir/sshd.pid" ]; do
-		i=$((i + 1))
-		[ $i -le 100 ] || die "sshd did not write $dir/sshd.pid"
-		sleep 0.05
+		rm -f "$dir/sshd.pid" "$dir/sshd.log"
+		# Without -D, sshd daemonises first and binds after: it exits 0
+		# whether or not the port was taken meanwhile (by a test that
+		# runs beside this one), and the daemon that cannot bind writes
+		# no PidFile. With -D, run in the background (in a session of
+		# its own, as a daemon), it writes PidFile once its socket
+		# listens, or exits when it cannot bind.
+		setsid "$SSHD" -D -f "$dir/sshd_config" -E "$dir/sshd.log" \
+			</dev/null >/dev/null 2>&1 &
+		spid=$!
+		i=0
+		while [ ! -s "$dir/sshd.pid" ] && alive $spid; do
+			i=$((i + 1))
+			[ $i -le 600 ] ||
+				die "sshd (pid $spid) did not write $dir/sshd.pid in 30 s: $(tail -n 3 "$dir/sshd.log" 2>/dev/null)"
+			sleep 0.05
+		done
+		[ -s "$dir/sshd.pid" ] && break
+		wait $spid 2>/dev/null || :
+		grep -q "Cannot bind any address" "$dir/sshd.log" ||
+			die "sshd exited at its start: $(tail -n 3 "$dir/sshd.log" 2>/dev/null)"
 	done
 
 	echo "[127.0.0.1]:$port $(cut -d' ' -f1-2 "$dir/host_ed25519.pub")" \
