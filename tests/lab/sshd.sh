@@ -122,8 +122,10 @@ start() {
 		i=0
 		while [ ! -s "$dir/sshd.pid" ] && alive $spid; do
 			i=$((i + 1))
-			[ $i -le 600 ] ||
+			if [ $i -gt 600 ]; then
+				kill $spid 2>/dev/null || :
 				die "sshd (pid $spid) did not write $dir/sshd.pid in 30 s: $(tail -n 3 "$dir/sshd.log" 2>/dev/null)"
+			fi
 			sleep 0.05
 		done
 		[ -s "$dir/sshd.pid" ] && break
