@@ -555,7 +555,11 @@ for t in $tests; do
 	r=$(row "$t" boxes2)
 	if [ -n "$r" ]; then
 		set -- $r
-		echo "  2 boxes: wall <= 0.65 x 1 box: $(met "$3" "$(echo "0.65 * $ow" | bc | sed "s/^\./0./")")"
+		echo "  2 boxes: wall <= 0.65 x 1 box: $(met "$3" "$(echo "0.65 * $ow" | bc | sed "s/^\./0./")")," \
+			"$(ratio "$3" "$ow") of 1 box"
+		# what more boxes cannot shorten when one host builds for all
+		echo "    1 box's make alone is $(ratio "$om" "$ow") of its wall: the boxes'" \
+			"builds share this host's $(nproc) CPUs"
 	fi
 	echo "  answers (first bad commit): $(grep -v '^#' "$raw" |
 		awk -v t="$t" '$1 == t { printf "%s=%s ", $2, $12 }')"
