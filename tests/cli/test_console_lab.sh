@@ -76,10 +76,6 @@ os.write(m, crlf('half2.log'))
 time.sleep(60)
 EOF
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
 relay() {	# relay MODE: a new line, its name in $pts
 	rm -f on go half.done pts
 	python3 relay.py "$T" "$1" &
@@ -102,15 +98,25 @@ connection: &box
 EOF
 }
 
-start_ser2net() {	# foreground, its log here, stopped by pid; listening
+s2n_start() {	# s2n_start PORT: ser2net ($acc) on PORT, in the background
+	ser2net_conf "$acc" "$1"
 	/usr/sbin/ser2net -n -d -u -c "$T/ser2net.yaml" >>ser2net.log 2>&1 &
 	s2n_pid=$!
+	srv_pid=$s2n_pid
 	pids="$pids $s2n_pid"
+}
+
+# ser2net ($acc) listening on a new port, in $port; its log here, stopped
+# by pid. (ser2net that cannot bind its port stays up, saying "Unable to
+# startup network port": on_free_port looks for the socket in its fds.)
+start_ser2net() { on_free_port s2n_start tcp; }
+
+restart_ser2net() {	# ser2net again on the same $port, listening
+	s2n_start "$port"
 	i=0
-	while [ $i -lt 50 ]; do
-		python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$port),1).close()" \
-			2>/dev/null && return 0
-		sleep 0.1; i=$((i + 1))
+	while [ $i -lt 100 ]; do
+		owns_port "$s2n_pid" "$port" tcp && return 0
+		sleep 0.05; i=$((i + 1))
 	done
 	return 1
 }
@@ -154,9 +160,9 @@ dmesg=$T/tmp/dmesg-127.0.0.1
 for mode in telnet tcp; do
 	case $mode in telnet) acc=telnet,tcp ;; tcp) acc=tcp ;; esac
 	relay now
-	port=$(free_port)
-	ser2net_conf "$acc" "$port"
-	check "$mode: ser2net listens on 127.0.0.1:$port" start_ser2net
+	start_ser2net
+	check "$mode: ser2net listens on 127.0.0.1:$port (pid $s2n_pid)" \
+		owns_port "$s2n_pid" "$port" tcp
 	conf "st-$mode" "$mode:127.0.0.1:$port" >f.conf
 	run_ktest f.conf
 	expect_rc 0 "$mode: a boot through ser2net passes"
@@ -173,15 +179,14 @@ echo "# 1, 2. telnet and raw: $((t1 - t_start)) s"
 
 # ---- 3. ser2net restarts in the middle of the boot ----
 relay wait
-port=$(free_port)
-ser2net_conf telnet,tcp "$port"
-start_ser2net
+acc=telnet,tcp
+check "restart: ser2net listens" start_ser2net
 (	# after the first half: ser2net goes away and comes back
 	while [ ! -e half.done ]; do sleep 0.05; done
 	sleep 0.3
 	stop_ser2net
 	sleep 0.5
-	start_ser2net
+	restart_ser2net
 	echo "$s2n_pid" >s2n.pid
 	touch go
 ) &
@@ -204,9 +209,7 @@ echo "# 3. restart: $((t2 - t1)) s"
 
 # ---- 4. ser2net dies in the middle of the boot for good ----
 relay wait
-port=$(free_port)
-ser2net_conf telnet,tcp "$port"
-start_ser2net
+check "dead: ser2net listens" start_ser2net
 (
 	while [ ! -e half.done ]; do sleep 0.05; done
 	sleep 0.3
@@ -294,12 +297,18 @@ if ! command -v ipmi_sim >/dev/null || ! command -v ipmitool >/dev/null; then
 	ok "skipped: ipmi_sim or ipmitool not installed (.ci/deps.sh installs openipmi and ipmitool)"
 else
 	relay now
-	uport=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-	cat >lan.conf <<EOF
+	cat >bmc.emu <<'EOF'
+mc_setbmc 0x20
+mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
+mc_enable 0x20
+EOF
+	mkdir -p bmc-state
+	sim_start() {	# sim_start PORT: ipmi_sim on UDP PORT, in the background
+		cat >lan.conf <<EOF
 name "ktestbmc"
 set_working_mc 0x20
   startlan 1
-    addr 127.0.0.1 $uport
+    addr 127.0.0.1 $1
     priv_limit admin
     allowed_auths_callback none md2 md5 straight
     allowed_auths_user none md2 md5 straight
@@ -310,15 +319,14 @@ set_working_mc 0x20
   sol "$pts" 115200
 user 2 true "ktest" "lab-secret" admin 10 none md2 md5 straight
 EOF
-	cat >bmc.emu <<'EOF'
-mc_setbmc 0x20
-mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
-mc_enable 0x20
-EOF
-	mkdir -p bmc-state
-	ipmi_sim -n -c "$T/lan.conf" -f "$T/bmc.emu" -s "$T/bmc-state" >ipmi_sim.log 2>&1 </dev/null &
-	sim_pid=$!
-	pids="$pids $sim_pid"
+		ipmi_sim -n -c "$T/lan.conf" -f "$T/bmc.emu" -s "$T/bmc-state" \
+			>>ipmi_sim.log 2>&1 </dev/null &
+		sim_pid=$!
+		srv_pid=$sim_pid
+		pids="$pids $sim_pid"
+	}
+	check "ipmi_sim holds a UDP port on 127.0.0.1" on_free_port sim_start udp
+	uport=$port
 	sol="ipmitool -I lanplus -C 3 -H 127.0.0.1 -p $uport -U ktest -E"
 	i=0
 	until IPMI_PASSWORD=lab-secret $sol chassis power status >/dev/null 2>&1; do

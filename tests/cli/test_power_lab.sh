@@ -32,13 +32,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-free_udp_port() {
-	python3 -c 'import socket; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
 cat >good.log <<'EOF'
 [    0.000000] Linux version 6.1.0-t (t@t) #1
 Debian GNU/Linux 12 box ttyS0
@@ -83,10 +76,10 @@ EOF
 fresh() { : >console.log; rm -f power; }
 
 # ---- pdudaemon ----
-pport=$(free_port)
-cat >pdud.json <<EOF
+pdud_start() {	# pdud_start PORT: pdudaemon on PORT, in the background
+	cat >pdud.json <<EOF
 {
-  "daemon": { "hostname": "127.0.0.1", "port": $pport,
+  "daemon": { "hostname": "127.0.0.1", "port": $1,
 	      "logging_level": "DEBUG", "listener": "http" },
   "pdus": {
     "labpdu": { "driver": "localcmdline", "retries": 1,
@@ -95,20 +88,16 @@ cat >pdud.json <<EOF
   }
 }
 EOF
-pdudaemon --conf "$T/pdud.json" >pdud.log 2>&1 </dev/null &
-pdud=$!
-pids="$pids $pdud"
-listening() {	# listening PORT: something accepts TCP there
-	python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()' "$1" 2>/dev/null
+	pdudaemon --conf "$T/pdud.json" >>pdud.log 2>&1 </dev/null &
+	pdud=$!
+	srv_pid=$pdud
+	pids="$pids $pdud"
 }
-i=0
-until listening "$pport" || [ $i -ge 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-if listening "$pport"; then
+if on_free_port pdud_start tcp; then
+	pport=$port
 	ok "pdudaemon listens on 127.0.0.1 port $pport (pid $pdud)"
 else
+	pport=$port
 	not_ok "pdudaemon starts (its log: $(tail -n 3 pdud.log))"
 fi
 
@@ -163,7 +152,6 @@ check "and the run ended promptly ($(( $(date +%s) - start )) s)" \
 	test $(( $(date +%s) - start )) -lt 15
 
 # ---- IPMI: ipmi_sim ----
-bport=$(free_udp_port)
 mkdir -p bmc-state bin
 cat >chassis.sh <<EOF
 #!/bin/sh
@@ -189,11 +177,18 @@ set)	while [ \$# -ge 2 ]; do
 *)	exit 1 ;;
 esac
 EOF
-cat >lan.conf <<EOF
+cat >bmc.emu <<'EOF'
+mc_setbmc 0x20
+mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
+sel_enable 0x20 1000 0x0a
+mc_enable 0x20
+EOF
+bmc_start() {	# bmc_start PORT: ipmi_sim on UDP PORT, in the background
+	cat >lan.conf <<EOF
 name "ktestbmc"
 set_working_mc 0x20
   startlan 1
-    addr 127.0.0.1 $bport
+    addr 127.0.0.1 $1
     priv_limit admin
     allowed_auths_callback md5
     allowed_auths_user md5
@@ -204,16 +199,14 @@ set_working_mc 0x20
   chassis_control "sh $T/chassis.sh"
   user 2 true "labadmin" "$PW" admin 10 md5
 EOF
-cat >bmc.emu <<'EOF'
-mc_setbmc 0x20
-mc_add 0x20 0 no-device-sdrs 0x23 9 8 0x9f 0x1291 0xf02 persist_sdr
-sel_enable 0x20 1000 0x0a
-mc_enable 0x20
-EOF
-ipmi_sim -n -c "$T/lan.conf" -f "$T/bmc.emu" -s "$T/bmc-state" \
-	>bmc.log 2>&1 </dev/null &
-bmc=$!
-pids="$pids $bmc"
+	ipmi_sim -n -c "$T/lan.conf" -f "$T/bmc.emu" -s "$T/bmc-state" \
+		>>bmc.log 2>&1 </dev/null &
+	bmc=$!
+	srv_pid=$bmc
+	pids="$pids $bmc"
+}
+on_free_port bmc_start udp
+bport=$port
 # ipmitool through a shim that records its arguments and whether the
 # password came in its environment
 cat >bin/ipmitool <<EOF
