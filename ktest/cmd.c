@@ -425,6 +425,19 @@ int kcmd_stop_running(void)
 	return 1;
 }
 
+int kcmd_signal_running(int sig)
+{
+	pid_t pg = (pid_t)running_pgid;
+	int saved = errno;
+
+	if (pg <= 0)
+		return 0;
+	kill(-pg, sig);
+	kill(-pg, SIGCONT);
+	errno = saved;
+	return 1;
+}
+
 /*
  * spawn(), the group made running_pgid and noted, with signals held: a
  * SIGTERM that came while posix_spawn ran (it blocks them) was handled

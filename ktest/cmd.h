@@ -53,6 +53,14 @@ int kcmd_runv(const char *const *argv, const struct kcmd_opts *o,
 int kcmd_stop_running(void);
 
 /*
+ * From a signal handler (async-signal-safe): sends sig (and SIGCONT) to the
+ * process group of the command running now, and returns. The run waits for
+ * the command as it would for one that ended by itself. Returns 1 when a
+ * command was running, 0 when none was.
+ */
+int kcmd_signal_running(int sig);
+
+/*
  * What else a caller waits for while its commands run (the boxes of a
  * pool while ktest builds): kcmd_run and kcmd_runv poll fds(), up to
  * KCMD_WATCH_MAX descriptors, beside the command, and call ready() when

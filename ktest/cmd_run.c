@@ -32,12 +32,44 @@
 #include "ktest/run.h"
 #include "ktest/vcs.h"
 
+/* How many SIGINTs came (3 at most); main_pid: ktest's own process */
 static volatile sig_atomic_t got_sigint;
+static pid_t main_pid;
 
+static void say(const char *s, size_t len)
+{
+	ssize_t n = write(STDOUT_FILENO, s, len);
+
+	(void)n;	/* nothing to do from a signal handler */
+}
+
+/*
+ * The first SIGINT lets the commands in flight end (a build runs to its
+ * end) and stops the run at the next step; a second one stops them now
+ * (SIGTERM to their groups), a third kills them. A box's process (a fork
+ * of ktest, in its process group) gets each SIGINT too and stops its own
+ * command; ktest's own process says what happens.
+ */
 static void on_sigint(int sig)
 {
+	static const char first[] =
+		"\nktest: interrupted: stopping after the step in flight (its build or test runs to its end; Ctrl-C again stops it now)\n";
+	static const char again[] =
+		"\nktest: interrupted again: stopping the command in flight (the rerun runs its step again)\n";
+	int saved = errno;
+
 	(void)sig;
-	got_sigint = 1;
+	if (got_sigint < 3)
+		got_sigint++;
+	if (got_sigint >= 2)
+		kcmd_signal_running(got_sigint == 2 ? SIGTERM : SIGKILL);
+	if (getpid() == main_pid) {
+		if (got_sigint == 1)
+			say(first, sizeof(first) - 1);
+		else if (got_sigint == 2)
+			say(again, sizeof(again) - 1);
+	}
+	errno = saved;
 }
 
 bool krun_interrupted(struct krun *r)
@@ -45,6 +77,11 @@ bool krun_interrupted(struct krun *r)
 	if (got_sigint)
 		r->interrupted = true;
 	return r->interrupted;
+}
+
+bool krun_stopped_hard(void)
+{
+	return got_sigint >= 2;
 }
 
 /* ---- output ---- */
@@ -1359,6 +1396,7 @@ static int run_config(struct kcli *cli)
 		strftime(r.start_time, sizeof(r.start_time),
 			 "%a %b %e %H:%M:%S %Y", &tm);
 	}
+	main_pid = getpid();
 	signal(SIGINT, on_sigint);
 	krun_print(&r, "\n\nSTARTING AUTOMATED TESTS\n\n");
 	krun_print(&r, "State directory: %s\n", r.state_dir);

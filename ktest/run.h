@@ -96,6 +96,12 @@ struct krun {
 /* SIGINT came: stop at the next step boundary (the journal has the rest). */
 bool krun_interrupted(struct krun *r);
 
+/*
+ * A second SIGINT came: the commands in flight were stopped, so the step
+ * in flight has no outcome (krun_step makes it INFRA: run again).
+ */
+bool krun_stopped_hard(void);
+
 /* Prints to stdout and LOG_FILE (ktest.pl's doprint). */
 void krun_print(struct krun *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -798,6 +798,12 @@ int krun_step(struct krun *r, const struct kstep_opts *o,
 		if (o->level >= KSTEP_BOOT && o->settle_ms >= 0)
 			krun_lab_settle(r, o->settle_ms);
 	}
+	if (krun_stopped_hard()) {
+		/* its commands were stopped: no outcome, the rerun runs it */
+		res->verdict = KV_INFRA;
+		snprintf(res->why, sizeof(res->why),
+			 "interrupted: a second Ctrl-C (SIGINT) stopped its commands");
+	}
 	if (r->cancel_step) {
 		/* not needed: nothing of it kept (the journal says started) */
 		r->cancel_step = false;

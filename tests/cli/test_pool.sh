@@ -51,6 +51,7 @@ sleep 0.3
 # a box held (hold-BOX) boots only once that file is gone: a slow box
 i=0
 while [ -e $T/hold-\$box ] && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
+[ \$i -gt 0 ] && touch $T/held-out-\$box
 # a line "N K WHAT" in once: the K-th boot of commit N panics otherwise
 # (another title), boots (good), or takes 3 s more (slow)
 what=\$(awk -v n=\$n -v k=\$k '\$1 == n && \$2 == k { print \$3 }' $T/once 2>/dev/null)
@@ -209,6 +210,43 @@ check "the report has box b's failed run as INFRA" \
 	test "$(jq -r --arg c "$b1" '[.tests[0].steps[] | select(.commit == $c) | .verdict] | join(" ")' st-infra/report.json)" = "INFRA GOOD"
 check "and so has the journal" \
 	grep -q "key=bisect:$b1	state=done	verdict=INFRA" st-infra/journal
+
+# 3d. Ctrl-C twice, to ktest's process group as a terminal sends it, while
+# both boxes' power commands are held: the first lets the steps in flight
+# end, the second stops each box's command (its boot script did not wait
+# its hold out); the run exits 3, the stopped steps are INFRA, blamed on no
+# commit, and the rerun names the culprit.
+fresh 12
+rm -f held-out-*
+touch hold-a hold-b
+conf st-int "BOXES = a b" >int.conf
+setsid "$KTEST" int.conf >out 2>err </dev/null &
+kpid=$!
+i=0
+until grep -q '^a ' boots 2>/dev/null && grep -q '^b ' boots 2>/dev/null ||
+	[ $i -ge 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+env kill -s INT -- -"$kpid"
+sleep 0.5
+env kill -s INT -- -"$kpid"
+wait "$kpid"
+rc=$?
+rm -f hold-a hold-b
+expect_rc 3 "Ctrl-C twice while both boxes boot: exit 3"
+check "each box's held boot script was stopped, not waited for" \
+	sh -c "! ls held-out-* >/dev/null 2>&1"
+check "no boot script is left" sh -c "! pgrep -f 'boot[.]sh [ab] ' >/dev/null"
+check "ktest said it stops the commands in flight, once" \
+	test "$(grep -c '^ktest: interrupted again: stopping the command in flight' out)" -eq 1
+# (the first INFRA step stops the run, as on one box: the other box's
+# step is then stopped, and kept nowhere)
+check "the stopped steps are INFRA, blamed on no commit" \
+	jqe '([.tests[0].steps[] | select(.verdict == "INFRA" and (.why | contains("second Ctrl-C")))] | length >= 1) and ([.tests[0].steps[] | select(.verdict != "INFRA")] | length == 0)' st-int/report.json
+run_ktest int.conf
+expect_rc 0 "the rerun after Ctrl-C twice ends"
+check "and names c12 ($(culprit st-int))" test "$(culprit st-int)" = "$c12"
 
 # 4. a bad pool is a config error, and says so
 conf st-bad "BOXES = a a" >bad.conf

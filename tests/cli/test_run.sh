@@ -208,6 +208,46 @@ expect_rc 0 "the rerun after SIGINT finishes"
 check "with the same culprit" grep -q "$resumed" out
 check "without building again what was built" test "$(cat icount)" -eq "$total"
 
+# SIGINT twice: the second stops the build in flight (its make's group
+# gets SIGTERM); the step is INFRA, not blamed, and the rerun builds it
+cat >slowmake.sh <<EOF
+#!/bin/sh
+case " \$* " in *config*) exec make "\$@" ;; esac
+if [ -s $KTEST_TMP/arm ]; then
+	k=\$(cat $KTEST_TMP/arm)
+	rm -f $KTEST_TMP/arm
+	kill -INT \$k
+	sleep 0.5
+	kill -INT \$k
+	sleep 30
+	touch $KTEST_TMP/ran-on
+fi
+exec make "\$@"
+EOF
+bisect_conf state-int2 "BISECT_GOOD = $c0" "BISECT_BAD = $c16" \
+	"MAKE_CMD = sh $KTEST_TMP/slowmake.sh" \
+	"PRE_BUILD = n=\$(cat $KTEST_TMP/i2count 2>/dev/null || echo 0); n=\$((n+1)); echo \$n > $KTEST_TMP/i2count; if [ \$n -eq 2 ]; then echo \$PPID > $KTEST_TMP/arm; fi"
+rm -f i2count arm ran-on
+run_ktest bisect.conf
+expect_rc 3 "a second SIGINT stops the run with exit 3"
+check "the first said the step in flight ends first, and how to stop it now" \
+	grep -q 'ktest: interrupted: stopping after the step in flight (its build or test runs to its end; Ctrl-C again stops it now)' out
+check "the second stopped the build in flight: its make did not run on" \
+	test ! -e ran-on
+check "and said so" grep -q 'ktest: interrupted again: stopping the command in flight' out
+check "the stopped step is INFRA, not blamed on its commit" \
+	jqe '[.tests[0].steps[] | select(.verdict == "INFRA" and (.why | contains("second Ctrl-C")))] | length == 1' state-int2/report.json
+check "the step before it kept its verdict; the stopped one was in its build" \
+	jqe '.tests[0].steps | length == 2 and (.[0].verdict == "GOOD" or .[0].verdict == "BAD") and .[1].verdict == "INFRA" and .[1].failed_phase == "build"' state-int2/report.json
+check "both are in the journal (the INFRA one to run again)" \
+	test "$(grep -c 'state=done' state-int2/journal)" -eq 2
+cp state-int2/report.json int2-first.json
+run_ktest bisect.conf
+expect_rc 0 "the rerun after two SIGINTs finishes"
+check "with the same culprit" grep -q "$resumed" out
+check "building again only the stopped step's commit" \
+	test "$(cat i2count)" -eq "$((total + 1))"
+
 # ---- local changes in BUILD_DIR ----
 # a bisect or patchcheck checks commits out with force: it refuses a tree
 # with changes of the user's, and leaves them as they were

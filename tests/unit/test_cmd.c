@@ -421,6 +421,40 @@ static void test_eintr(void **state)
 	free(s);
 }
 
+static void on_alarm_term(int sig)
+{
+	(void)sig;
+	kcmd_signal_running(SIGTERM);
+}
+
+/*
+ * kcmd_signal_running from a handler (a second SIGINT's): the command
+ * running gets the signal, and its run goes on to a normal end, the signal
+ * in its result; with no command running it sends nothing.
+ */
+static void test_signal_running(void **state)
+{
+	struct sigaction sa = { .sa_handler = on_alarm_term };
+	/* again and again: one that comes before the spawn sends nothing */
+	struct itimerval it = { { 0, 300 * 1000 }, { 0, 300 * 1000 } };
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	struct kcmd_result r;
+
+	(void)state;
+	assert_int_equal(kcmd_signal_running(SIGTERM), 0);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	assert_int_equal(kcmd_run("sleep 20 & wait", NULL, &r), 0);
+	setitimer(ITIMER_REAL, &off, NULL);
+	signal(SIGALRM, SIG_DFL);
+	assert_int_equal(r.signal, SIGTERM);
+	assert_false(r.timed_out);
+	assert_true(r.elapsed_ms < 20000);
+	/* the run is over: nothing runs, nothing is sent */
+	assert_int_equal(kcmd_signal_running(SIGTERM), 0);
+}
+
 /* kcmd_set_watch: a pipe written to 0.2 s into a 1 s command */
 struct watch_state {
 	int fd;			/* -1 once at EOF */
@@ -818,6 +852,7 @@ int main(void)
 		cmocka_unit_test(test_private),
 		cmocka_unit_test(test_copy_file),
 		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_signal_running),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
