@@ -400,16 +400,27 @@ static void fill_result(const struct kcmd_child *c, bool timed_out,
 /* The process group of the command running now (kcmd_stop_running). */
 static volatile sig_atomic_t running_pgid;
 
+int kcmd_signal_running(int sig)
+{
+	pid_t pg = (pid_t)running_pgid;
+	int saved = errno;
+
+	if (pg <= 0)
+		return 0;
+	kill(-pg, sig);
+	kill(-pg, SIGCONT);
+	errno = saved;
+	return 1;
+}
+
 int kcmd_stop_running(void)
 {
 	struct timespec ts = { 0, 20 * 1000000L };
 	pid_t pg = (pid_t)running_pgid;
 	int saved = errno;
 
-	if (pg <= 0)
+	if (!kcmd_signal_running(SIGTERM))
 		return 0;
-	kill(-pg, SIGTERM);
-	kill(-pg, SIGCONT);
 	for (int i = 0; i < KCMD_GRACE_MS / 20 * 2; i++) {
 		if (i == KCMD_GRACE_MS / 20)
 			kill(-pg, SIGKILL);
@@ -421,19 +432,6 @@ int kcmd_stop_running(void)
 		}
 		nanosleep(&ts, NULL);
 	}
-	errno = saved;
-	return 1;
-}
-
-int kcmd_signal_running(int sig)
-{
-	pid_t pg = (pid_t)running_pgid;
-	int saved = errno;
-
-	if (pg <= 0)
-		return 0;
-	kill(-pg, sig);
-	kill(-pg, SIGCONT);
 	errno = saved;
 	return 1;
 }
