@@ -241,7 +241,6 @@ check "the step before it kept its verdict; the stopped one was in its build" \
 	jqe '.tests[0].steps | length == 2 and (.[0].verdict == "GOOD" or .[0].verdict == "BAD") and .[1].verdict == "INFRA" and .[1].failed_phase == "build"' state-int2/report.json
 check "both are in the journal (the INFRA one to run again)" \
 	test "$(grep -c 'state=done' state-int2/journal)" -eq 2
-cp state-int2/report.json int2-first.json
 run_ktest bisect.conf
 expect_rc 0 "the rerun after two SIGINTs finishes"
 check "with the same culprit" grep -q "$resumed" out
