@@ -38,11 +38,7 @@ conf() {
 	series_conf "$1" true true true "$c6" "MAKE_CMD = sh $T/slowmake.sh" |
 		sed 's/^BISECT_TYPE = boot$/BISECT_TYPE = build/'
 }
-# runs (a zombie does not: its parent may be slow to reap it)
-alive() {
-	st=$(ps -o stat= -p "$1" 2>/dev/null)
-	[ -n "$1" ] && [ -n "$st" ] && [ "${st#Z}" = "$st" ]
-}
+# (alive PID, from tests/lab/ports.sh: runs, a zombie does not)
 # kill_when CONF FILE: ktest runs CONF (output in out, err) and is
 # SIGKILLed as soon as FILE is there (a busy loop of the shell's builtins),
 # or once it has ended; its pid in kpid

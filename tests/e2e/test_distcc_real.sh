@@ -44,34 +44,24 @@ stop_daemon() {
 	dpid=
 }
 trap stop_daemon EXIT
-# runs (a zombie does not: the shell may be slow to reap it)
-alive() {
-	st=$(ps -o stat= -p "$1" 2>/dev/null)
-	[ -n "$st" ] && [ "${st#Z}" = "$st" ]
-}
 trap 'exit 1' INT TERM
 
 # As root distccd drops to its own user: it logs to our stderr, not a file
-# it would have to open as that user. A free port, as the kernel gives one;
-# taken again before distccd binds it (a test beside this one), distccd
-# exits, and another is tried.
-tries=0
-while [ $tries -lt 5 ]; do
-	tries=$((tries + 1))
-	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# it would have to open as that user. On a port taken before distccd binds
+# it (a test beside this one), distccd exits, and another is tried.
+distccd_start() {	# distccd_start PORT: in the background
 	: >"$T/distccd.log"
 	distccd --daemon --no-detach --allow 127.0.0.1 --listen 127.0.0.1 \
-		--port "$port" --jobs "$(nproc)" --log-stderr --log-level info \
+		--port "$1" --jobs "$(nproc)" --log-stderr --log-level info \
 		2>"$T/distccd.log" </dev/null &
 	dpid=$!
-	i=0
-	while ! grep -q 'listening on 127.0.0.1' "$T/distccd.log" &&
-		alive "$dpid" && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	grep -q 'listening on 127.0.0.1' "$T/distccd.log" && break
-	stop_daemon
+	srv_pid=$dpid
+}
+on_free_port distccd_start tcp || dpid=	# (stopped: no pid to kill)
+i=0	# its log says so just after it listens
+until grep -q "listening on 127.0.0.1:$port" "$T/distccd.log" || [ $i -ge 30 ]; do
+	sleep 0.1
+	i=$((i + 1))
 done
 check "distccd listens on 127.0.0.1:$port" grep -q "listening on 127.0.0.1:$port" "$T/distccd.log"
 

@@ -26,6 +26,8 @@
 set -eu
 
 SSHD=${SSHD:-/usr/sbin/sshd}
+# alive, pick_port
+. "$(dirname "$0")/ports.sh"
 
 die() {
 	echo "sshd.sh: $*" >&2
@@ -34,14 +36,6 @@ die() {
 
 usage() {
 	die "usage: sshd.sh start DIR | stop DIR"
-}
-
-# Is TCP port $1 free on 127.0.0.1? (A LISTEN socket in /proc/net/tcp has
-# state 0A; the port is the hex after the colon of the local address.)
-port_in_use() {
-	hex=$(printf '%04X' "$1")
-	grep -q "^ *[0-9]*: [0-9A-F]*:$hex [0-9A-F]*:[0-9A-F]* 0A" \
-		/proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
 keygen() {
@@ -75,15 +69,13 @@ start() {
 	sftp=/usr/lib/openssh/sftp-server
 	[ -x $sftp ] || sftp=internal-sftp
 
-	# A random start, then the next ports: two runs at once rarely collide,
-	# and when they do, sshd fails to bind and we move on.
-	port=$(( ($(od -An -N2 -tu2 /dev/urandom) % 30000) + 20000 ))
+	# A random free port: two runs at once rarely collide, and when they
+	# do, sshd fails to bind and we move on.
 	tries=0
 	while :; do
 		tries=$((tries + 1))
-		[ $tries -le 30 ] || die "no free port found (last tried $port)"
-		port=$((port + 1))
-		port_in_use $port && continue
+		[ $tries -le 30 ] || die "sshd could not bind any of 30 ports (last tried $port)"
+		port=$(pick_port) || die "no free port found below the ephemeral range"
 
 		cat >"$dir/sshd_config" <<-CONF
 		# ktest test sshd: everything in $dir
@@ -120,16 +112,16 @@ start() {
 			</dev/null >/dev/null 2>&1 &
 		spid=$!
 		i=0
-		while [ ! -s "$dir/sshd.pid" ] && alive $spid; do
+		while [ ! -s "$dir/sshd.pid" ] && alive "$spid"; do
 			i=$((i + 1))
 			if [ $i -gt 600 ]; then
-				kill $spid 2>/dev/null || :
+				kill "$spid" 2>/dev/null || :
 				die "sshd (pid $spid) did not write $dir/sshd.pid in 30 s: $(tail -n 3 "$dir/sshd.log" 2>/dev/null)"
 			fi
 			sleep 0.05
 		done
 		[ -s "$dir/sshd.pid" ] && break
-		wait $spid 2>/dev/null || :
+		wait "$spid" 2>/dev/null || :
 		grep -q "Cannot bind any address" "$dir/sshd.log" ||
 			die "sshd exited at its start: $(tail -n 3 "$dir/sshd.log" 2>/dev/null)"
 	done
@@ -138,15 +130,6 @@ start() {
 		>"$dir/known_hosts"
 	echo $port >"$dir/port"
 	echo $port
-}
-
-# Running, and not just a zombie waiting for init to reap it (the daemon's
-# parent is init, which may take its time).
-alive() {
-	kill -0 "$1" 2>/dev/null || return 1
-	state=$(sed 's/^.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null) ||
-		return 1
-	[ "$state" != Z ]
 }
 
 stop() {
