@@ -21,6 +21,7 @@
 #include "conf/strmap.h"
 #include "ktest/cmd.h"
 #include "ktest/pool.h"
+#include "ktest/report.h"
 #include "ktest/run.h"
 #include "ktest/vcs.h"
 
@@ -468,6 +469,64 @@ void kpool_stop_all(struct kpool *p)
 {
 	for (size_t k = 0; k < p->n; k++)
 		kpool_stop(p, k);
+}
+
+/* The busy boxes' names, "a, b and c" (at most len bytes): how many */
+static size_t busy_names(const struct kpool *p, char *buf, size_t len)
+{
+	size_t k, n = 0, i = 0, at = 0;
+
+	for (k = 0; k < p->n; k++)
+		n += kpool_busy(p, k);
+	buf[0] = '\0';
+	for (k = 0; k < p->n && at < len; k++) {
+		if (!kpool_busy(p, k))
+			continue;
+		i++;
+		at += (size_t)snprintf(buf + at, len - at, "%s%s",
+				       i == 1 ? "" : i == n ? " and " : ", ",
+				       p->names[k]);
+	}
+	return n;
+}
+
+void kpool_finish(struct kpool *p)
+{
+	const struct kstep_opts *o[KPOOL_MAX];
+	char names[KPOOL_MAX * 40];
+
+	if (!kpool_any_busy(p))
+		return;
+	if (krun_stopped_hard()) {
+		kpool_stop_all(p);
+		return;
+	}
+	memcpy(o, p->o, sizeof(o));
+	if (busy_names(p, names, sizeof(names)) == 1)
+		krun_print(p->r, "The run stops once the step in flight on box %s ends; its outcome is kept for the rerun (Ctrl-C twice stops it now)\n",
+			   names);
+	else
+		krun_print(p->r, "The run stops once the steps in flight on boxes %s end; their outcomes are kept for the rerun (Ctrl-C twice stops them now)\n",
+			   names);
+	while (kpool_any_busy(p)) {
+		struct kstep_result res;
+		size_t k = p->n;
+		int got = kpool_wait(p, 200, &k, &res);
+
+		if (got > 0) {
+			if (krun_stopped_hard())
+				kpool_stop_all(p);
+			continue;
+		}
+		if (k == p->n) {	/* not a box's end: poll failed */
+			kpool_stop_all(p);
+			break;
+		}
+		if (!got)
+			krun_print(p->r, "%.12s (box %s): %s, kept for the rerun\n",
+				   o[k]->commit ? o[k]->commit : "the tree",
+				   p->names[k], kverdict_name(res.verdict));
+	}
 }
 
 void kpool_free(struct kpool *p)

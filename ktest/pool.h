@@ -92,6 +92,16 @@ void kpool_stop(struct kpool *p, size_t k);
 /* Every busy box stopped. */
 void kpool_stop_all(struct kpool *p);
 
+/*
+ * The run stops (a box's step gave up, the bisect failed, ...): the steps
+ * still in flight on the other boxes end as they would have, and each is
+ * adopted (the report, the journal) and printed with its verdict, so that
+ * the rerun takes it from the journal instead of running it again. After
+ * a second Ctrl-C (krun_stopped_hard) they are stopped instead
+ * (kpool_stop_all): what they would give is INFRA, nothing to keep.
+ */
+void kpool_finish(struct kpool *p);
+
 void kpool_free(struct kpool *p);
 
 /*

@@ -771,6 +771,8 @@ static int judge_spread(struct bis *s, const char *id, const char *kind,
 		else if (kpool_wait(p, -1, &k, &res) || spread_take(sp, k, &res))
 			ret = -1;
 	}
+	if (ret)
+		kpool_finish(p);	/* the other runs kept */
 	for (size_t k = 0; k < p->n; k++) {
 		if (!kpool_busy(p, k))
 			continue;
@@ -1435,7 +1437,7 @@ static int schedule(struct bis *s, const struct kb_step *st, size_t n)
 			kpool_stop_all(p);	/* the answer, or the end */
 	}
 	if (ret)
-		kpool_stop_all(p);
+		kpool_finish(p);	/* the other boxes' steps kept */
 	free(bt);
 	free(bs);
 	return ret;

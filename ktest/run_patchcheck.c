@@ -385,6 +385,8 @@ static int check_series(struct krun *r, struct kvcs *v, struct kpatchcheck *p,
 	}
 	while (!ret && pool && (c.nqueue || kpool_any_busy(pool)))
 		ret = dispatch(&c) || collect_boots(&c, -1) ? -1 : 0;
+	if (pool && ret)
+		kpool_finish(pool);	/* the other boxes' boots kept */
 	if (pool)
 		kpool_stop_all(pool);
 	free(c.queue);

@@ -240,13 +240,57 @@ check "each box's held boot script was stopped, not waited for" \
 check "no boot script is left" sh -c "! pgrep -f 'boot[.]sh [ab] ' >/dev/null"
 check "ktest said it stops the commands in flight, once" \
 	test "$(grep -c '^ktest: interrupted again: stopping the command in flight' out)" -eq 1
-# (the first INFRA step stops the run, as on one box: the other box's
-# step is then stopped, and kept nowhere)
+# (after a second Ctrl-C the steps still in flight are stopped, not
+# waited for: they would be INFRA, nothing to keep)
 check "the stopped steps are INFRA, blamed on no commit" \
 	jqe '([.tests[0].steps[] | select(.verdict == "INFRA" and (.why | contains("second Ctrl-C")))] | length >= 1) and ([.tests[0].steps[] | select(.verdict != "INFRA")] | length == 0)' st-int/report.json
 run_ktest int.conf
 expect_rc 0 "the rerun after Ctrl-C twice ends"
 check "and names c12 ($(culprit st-int))" test "$(culprit st-int)" = "$c12"
+
+# 3e. box b's power switch is dead (INFRA each time) while box a's boot is
+# held: box b gives its step up and the run stops, but box a's step in
+# flight ends first, and its verdict is kept (the report, the journal), so
+# the rerun, with b's switch back, takes it from the journal and does not
+# boot that commit again.
+fresh 7
+echo 99 >infra-b
+touch hold-a
+conf st-keep "BOXES = a b" >keep.conf
+(
+	i=0
+	while [ "$(cat st-keep/journal 2>/dev/null | grep -c 'key=bisect[-:].*verdict=INFRA')" -lt 3 ] &&
+		[ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.5
+	rm -f hold-a
+) &
+lifter=$!
+run_ktest keep.conf
+wait "$lifter"
+cp out out-keep
+a1=$(sed -n 's/^\[\([0-9a-f]\{40\}\)\] .* (box a)$/\1/p' out-keep | head -n 1)
+expect_rc 3 "box b's power switch dead: the run stops (exit 3)"
+check "it waits for box a's step in flight first" \
+	grep -q '^The run stops once the step in flight on box a ends; its outcome is kept for the rerun' out-keep
+check "box a's verdict on $(name "$a1") is printed as kept" \
+	grep -q "^$(echo "$a1" | cut -c1-12) (box a): \(GOOD\|BAD\), kept for the rerun" out-keep
+check "and is in the journal" \
+	grep -q "key=bisect:$a1	state=done	verdict=\(GOOD\|BAD\)" st-keep/journal
+kept=$(jq --arg c "$a1" '[.tests[0].steps[] | select(.commit == $c and (.verdict == "GOOD" or .verdict == "BAD"))] | length' st-keep/report.json)
+check "and in the report ($kept)" test "$kept" = 1
+an=$(name "$a1" | cut -c2-)
+booted=$(grep -c " $an\$" boots)
+rm -f infra-b
+run_ktest keep.conf
+expect_rc 0 "the rerun, box b's switch back, ends"
+check "and names c7 ($(culprit st-keep))" test "$(culprit st-keep)" = "$c7"
+check "box a's kept step came from the journal" \
+	grep -q "^\(\[box [ab]\] \)\?bisect $(echo "$a1" | cut -c1-12): .* in the earlier run (from the journal)" out
+check "and c$an was not booted again ($booted boots, then $(grep -c " $an\$" boots))" \
+	test "$(grep -c " $an\$" boots)" = "$booted"
 
 # 4. a bad pool is a config error, and says so
 conf st-bad "BOXES = a a" >bad.conf
