@@ -297,8 +297,17 @@ pl_boots() {
 		}' "$1"
 }
 
+# sh -c "$cpu_of" FILE CMD...: runs CMD, then writes to FILE the CPU
+# seconds (user + system) that it and every process it waited for used:
+# the run's builds, its qemu boxes, the tool itself (what a process left
+# behind, not waited for, is not counted)
+cpu_of='"$@"; rc=$?
+awk -v hz="$(getconf CLK_TCK)" "{ printf \"%.1f\\n\", (\$16 + \$17) / hz }" /proc/$$/stat >"$0"
+exit $rc'
+
 # runs TOOL (ours, tuned, defaults) on TEST (bisect, patchcheck); appends
-# "test tool wall builds make boots boot testtime overhead rc" to $raw
+# "test tool wall builds make boots boot testtime overhead rc ... cpu" to
+# $raw
 run_one() {
 	tool=$1
 	t=$2
@@ -336,15 +345,18 @@ run_one() {
 	if is_ours "$tool"; then
 		(cd "$d" && PATH=$d/bin:$PATH BENCH_BOOTLOG=$d/box/boots.log \
 			BENCH_SUCCESS=$success BENCH_REAL_QEMU=$real_qemu \
+			sh -c "$cpu_of" "$d/cpu" \
 			timeout --foreground "$limit" "$KTEST" run.conf) >"$d/stdout" 2>&1 \
 			</dev/null || rc=$?
 	else
 		# stdin: a fifo nobody writes to (ktest.pl selects on stdin)
 		mkfifo "$d/stdin"
-		(cd "$d" && exec 7<>"$d/stdin" && timeout --foreground "$limit" \
+		(cd "$d" && exec 7<>"$d/stdin" && sh -c "$cpu_of" "$d/cpu" \
+			timeout --foreground "$limit" \
 			perl "$work/ktest.pl" run.conf <&7) >"$d/stdout" 2>&1 || rc=$?
 	fi
 	t1=$(now)
+	cpu=$(cat "$d/cpu" 2>/dev/null || echo 0)
 	ttime=0 rboot=-
 	if ! is_ours "$tool"; then
 		sh "$top/bench/ktestpl-box.sh" "$boxdir" off
@@ -376,10 +388,10 @@ run_one() {
 		conf=$(jq -r '.tests[0].confidence // "-"' "$rep" 2>/dev/null || echo -)
 		runs=$(jq -r '.tests[0].runs // "-"' "$rep" 2>/dev/null || echo -)
 	fi
-	printf '%s %s %.1f %s %.1f %s %.1f %.1f %.1f %s %s %s %s %s %s %s\n' "$t" "$tool" \
+	printf '%s %s %.1f %s %.1f %s %.1f %.1f %.1f %s %s %s %s %s %s %s %s\n' "$t" "$tool" \
 		"$wall" "$builds" "$mk" "$boots" "$boot" "$ttime" "$over" "$rc" \
 		"$goods" "$answer" "$rboot" "$(( ups * booted_timeout ))" \
-		"$conf" "$runs" >>"$raw"
+		"$conf" "$runs" "$cpu" >>"$raw"
 	cp "$d/stdout" "$out/ktestpl-$t-$tool.out" 2>/dev/null || true
 	cp "$d/make.log" "$out/ktestpl-$t-$tool.make" 2>/dev/null || true
 	[ -f "$d/box/boots.log" ] && cp "$d/box/boots.log" "$out/ktestpl-$t-$tool.boots"
@@ -389,7 +401,7 @@ run_one() {
 {
 	echo "# bench_ktestpl $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -n) $(nproc) CPUs"
 	echo "# kvm: $(grep -qE '\<(vmx|svm)\>' /proc/cpuinfo && [ -w /dev/kvm ] && echo yes || echo no)"
-	echo "# test tool wall builds make_s boots boot_s test_s overhead_s rc good_reboots answer report_boot_s booted_wait_s confidence runs"
+	echo "# test tool wall builds make_s boots boot_s test_s overhead_s rc good_reboots answer report_boot_s booted_wait_s confidence runs cpu_s"
 } >"$raw"
 
 tests="bisect patchcheck flaky"
@@ -481,7 +493,7 @@ for t in $tests; do
 	fi
 	echo
 	echo "ktest vs ktest.pl: $t of the lab series (1 box; ktest pipelined and on 2 boxes overlap make and boot, so their overhead is not wall - make - boot)"
-	printf '%-26s %8s %6s %5s %8s %8s %9s %8s\n' run wall builds boots "make" boot overhead "ovh/work"
+	printf '%-26s %8s %6s %5s %8s %8s %9s %8s %7s\n' run wall builds boots "make" boot overhead "ovh/work" cpu
 	for tool in $tools; do
 		r=$(row "$t" "$tool")
 		[ -n "$r" ] || continue
@@ -494,8 +506,8 @@ for t in $tests; do
 		[ "$tool" = boxes2 ] && name="ktest (2 boxes)"
 		[ "$tool" = tuned ] && name="ktest.pl tuned"
 		[ "$tool" = defaults ] && name="ktest.pl defaults"
-		printf '%-26s %8s %6s %5s %8s %8s %9s %7s%%\n' "$name" "$3" "$4" \
-			"$6" "$5" "$7" "$9" "$pct"
+		printf '%-26s %8s %6s %5s %8s %8s %9s %7s%% %7s\n' "$name" "$3" "$4" \
+			"$6" "$5" "$7" "$9" "$pct" "${17:--}"
 	done
 	o=$(row "$t" ours)
 	[ -n "$o" ] || continue
@@ -560,6 +572,16 @@ for t in $tests; do
 		# what more boxes cannot shorten when one host builds for all
 		echo "    1 box's make alone is $(ratio "$om" "$ow") of its wall: the boxes'" \
 			"builds share this host's $(nproc) CPUs"
+		# the CPU time (builds, qemu boxes, ktest) over the host's
+		# CPUs: no schedule of that work ends sooner
+		o_cpu=$(row "$t" ours | awk '{ print $17 }')
+		if [ -n "${17:-}" ] && [ -n "$o_cpu" ]; then
+			echo "    CPU time: 1 box $o_cpu s for $ob commits built and booted" \
+				"($(echo "scale=1; $o_cpu / $ob" | bc | sed 's/^\./0./') s each)," \
+				"2 boxes ${17} s for $4; over $(nproc) CPUs that is at least" \
+				"$(echo "scale=1; ${17} / $(nproc)" | bc | sed 's/^\./0./') s of wall" \
+				"($(ratio "$(echo "${17} / $(nproc)" | bc -l)" "$ow") of 1 box) whatever the schedule"
+		fi
 	fi
 	echo "  answers (first bad commit): $(grep -v '^#' "$raw" |
 		awk -v t="$t" '$1 == t { printf "%s=%s ", $2, $12 }')"
