@@ -617,6 +617,44 @@ check "nothing of c6's build is in the journal or the report" \
 check "and no failed build of c6 was printed" \
 	sh -c "! grep -q '^failed build' out"
 
+# 6f. box b's power switch is dead (INFRA each time) while box a's first
+# boot is held: box b gives its commit up and the run stops (exit 3), but
+# only once box a's boot has ended; its verdict is kept, and the rerun, b's
+# switch back, does not boot that commit again
+fresh 999
+printf '4\n7\n' >bad_list
+echo 99 >infra-b
+touch hold-a
+pconf st-pc8 "BOXES = a b" >pc8.conf
+(
+	i=0
+	while [ "$(cat st-pc8/journal 2>/dev/null | grep -c 'key=patchcheck[-:].*verdict=INFRA')" -lt 3 ] &&
+		[ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.5
+	rm -f hold-a
+) &
+lifter=$!
+run_ktest pc8.conf
+wait "$lifter"
+an=$(awk '$1 == "a" { print $2; exit }' boots)
+eval "ac=\$c$an"
+expect_rc 3 "patchcheck, box b's power switch dead: the run stops (exit 3)"
+check "after box a's boot of c$an ended, its verdict kept" \
+	sh -c "grep -q '^The run stops once the step in flight on box a ends' out &&
+	       grep -q '^${ac%"${ac#????????????}"} (box a): \(GOOD\|BAD\), kept for the rerun' out"
+check "in the journal" \
+	grep -q "key=patchcheck:$ac	state=done	verdict=\(GOOD\|BAD\)" st-pc8/journal
+booted=$(grep -c " $an\$" boots)
+rm -f infra-b
+run_ktest pc8.conf
+check "the rerun, box b's switch back, names c4 and c7 ($(failing out))" \
+	test "$(failing out)" = "$one"
+check "and did not boot c$an again ($booted boots, then $(grep -c " $an\$" boots))" \
+	test "$(grep -c " $an\$" boots)" = "$booted"
+
 # 6d. PATCHCHECK_PIPELINE, no BOXES: one box (named 1) boots while ktest
 # builds on; held in its first boot until all 8 builds are in the journal
 fresh 999
