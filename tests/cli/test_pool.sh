@@ -305,15 +305,20 @@ expect_rc 2 "a box name with a slash is a config error"
 # POWEROFF_ON_SUCCESS halts each (ssh refused: its POWER_OFF), and
 # POWEROFF_ON_ERROR powers each off when the run stops (box b's power
 # switch fails for good: the lab's fault)
+# (and each box builds with its own MAKE_CMD: a build host each)
+printf '#!/bin/sh\necho "$MAKER" >> %s/makers\nexec make "$@"\n' "$T" >mk.sh
 fresh 6
 {
 	echo "POWEROFF_ON_SUCCESS = 1"	# a global option
-	conf st-end "BOXES = a b" "POWER_OFF = sh -c 'echo \${BOX} >> $T/off'"
+	conf st-end "BOXES = a b" "POWER_OFF = sh -c 'echo \${BOX} >> $T/off'" \
+		"MAKE_CMD = MAKER=build-\${BOX} sh $T/mk.sh"
 } >end.conf
-rm -f off
+rm -f off makers
 run_ktest end.conf
 check "POWEROFF_ON_SUCCESS, 2 boxes: the bisect names c6 (exit $rc)" \
 	test "$(culprit st-end)" = "$c6"
+check "each box built with its own MAKE_CMD (\${BOX}: $(sort -u makers | tr '\n' ' '))" \
+	test "$(sort -u makers | tr '\n' ' ')" = "build-a build-b "
 check "and halts both boxes, each by its own POWER_OFF ($(tr '\n' ' ' <off 2>/dev/null))" \
 	test "$(sort off 2>/dev/null | tr '\n' ' ')" = "a b "
 check "saying which" grep -q '^Halting box b (POWEROFF_ON_SUCCESS)' out
