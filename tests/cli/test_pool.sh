@@ -253,20 +253,23 @@ check "and names c12 ($(culprit st-int))" test "$(culprit st-int)" = "$c12"
 # flight ends first, and its verdict is kept (the report, the journal), so
 # the rerun, with b's switch back, takes it from the journal and does not
 # boot that commit again.
-fresh 7
-echo 99 >infra-b
-touch hold-a
-conf st-keep "BOXES = a b" >keep.conf
-(
+# lift_after_infra STATE KIND HOLD: HOLD goes half a second after STATE's
+# journal has 3 INFRA runs of a KIND step (a box gave it up; 60 s at most)
+lift_after_infra() {
 	i=0
-	while [ "$(cat st-keep/journal 2>/dev/null | grep -c 'key=bisect[-:].*verdict=INFRA')" -lt 3 ] &&
+	while [ "$(cat "$1/journal" 2>/dev/null | grep -c "key=$2[-:].*verdict=INFRA")" -lt 3 ] &&
 		[ $i -lt 600 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	sleep 0.5
-	rm -f hold-a
-) &
+	rm -f "$3"
+}
+fresh 7
+echo 99 >infra-b
+touch hold-a
+conf st-keep "BOXES = a b" >keep.conf
+lift_after_infra st-keep bisect hold-a &
 lifter=$!
 run_ktest keep.conf
 wait "$lifter"
@@ -631,16 +634,7 @@ printf '4\n7\n' >bad_list
 echo 99 >infra-b
 touch hold-a
 pconf st-pc8 "BOXES = a b" >pc8.conf
-(
-	i=0
-	while [ "$(cat st-pc8/journal 2>/dev/null | grep -c 'key=patchcheck[-:].*verdict=INFRA')" -lt 3 ] &&
-		[ $i -lt 600 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	sleep 0.5
-	rm -f hold-a
-) &
+lift_after_infra st-pc8 patchcheck hold-a &
 lifter=$!
 run_ktest pc8.conf
 wait "$lifter"
