@@ -57,12 +57,14 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1828,10 +1830,36 @@ static int checkout_notes(const char *dir)
 }
 
 /*
+ * This process and the children it forks from now on on one CPU (the one
+ * it runs on), until on_all_cpus(old): a child at nice 19 beside it there
+ * runs only while this one waits, and is preempted as soon as this one
+ * wakes (so the signal sent then lands before the child writes on).
+ */
+static void on_one_cpu(cpu_set_t *old)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	assert_int_equal(sched_getaffinity(0, sizeof(*old), old), 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu < 0 ? 0 : cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+}
+
+static void on_all_cpus(const cpu_set_t *old)
+{
+	assert_int_equal(sched_setaffinity(0, sizeof(*old), old), 0);
+}
+
+/*
  * A child checks big out in dir; sig (SIGKILL or SIGSTOP) reaches it as
  * soon as index.lock appears. Returns its pid (reaped when killed), or 0
  * when its checkout ended before the signal (then again, at most 5
- * times: it only takes a few milliseconds in the signal's way).
+ * times). The index is written under the lock in a few milliseconds: the
+ * child runs at nice 19 on this process's CPU (on_one_cpu), so it does
+ * not go on writing while the event wakes this process and the signal
+ * goes out (with both on their own CPUs, under ASan, every signal came
+ * after the lock was gone).
  */
 static pid_t signalled_in_checkout(const char *dir, const char *big, int sig)
 {
@@ -1842,18 +1870,23 @@ static pid_t signalled_in_checkout(const char *dir, const char *big, int sig)
 		struct pollfd pfd = { .events = POLLIN };
 		char buf[4096] __attribute__((aligned(8)));
 		bool seen = false;
+		cpu_set_t cpus;
 		pid_t pid;
 
 		assert_true(in >= 0);
 		assert_true(inotify_add_watch(in, gitdir, IN_CREATE) >= 0);
+		on_one_cpu(&cpus);
 		pid = fork();
-		assert_true(pid >= 0);
 		if (pid == 0) {
 			char err[512];
-			struct kvcs *v = kvcs_open(dir, err, sizeof(err));
+			struct kvcs *v;
 
+			if (setpriority(PRIO_PROCESS, 0, 19) < 0)
+				_exit(2);
+			v = kvcs_open(dir, err, sizeof(err));
 			_exit(v && kvcs_checkout(v, big, true) == 0 ? 0 : 1);
 		}
+		assert_true(pid >= 0);
 		pfd.fd = in;
 		while (!seen && poll(&pfd, 1, 30000) == 1) {
 			ssize_t n = read(in, buf, sizeof(buf));
@@ -1867,6 +1900,7 @@ static pid_t signalled_in_checkout(const char *dir, const char *big, int sig)
 			}
 		}
 		kill(pid, seen ? sig : SIGKILL);
+		on_all_cpus(&cpus);
 		close(in);
 		assert_true(seen);
 		assert_int_equal(waitpid(pid, &st, sig == SIGSTOP ? WUNTRACED : 0), pid);
